@@ -1,0 +1,29 @@
+# attnc: `make demo` and `make test` set up everything on a fresh Debian 12 machine.
+ROOT := $(abspath .)
+VENV := $(ROOT)/.venv
+BUILD ?= $(ROOT)/build
+JOBS ?= $(shell nproc)
+HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.join(os.path.dirname(halide.__file__), 'lib64', 'cmake', 'Halide'))")
+CMAKE := $(VENV)/bin/cmake
+CTEST := $(VENV)/bin/ctest
+
+.PHONY: setup configure build test demo bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+configure: setup
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DHalide_DIR=$(HALIDE_DIR) -DCMAKE_MAKE_PROGRAM=$(VENV)/bin/ninja >/dev/null
+
+build: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS)
+
+test: build
+	@cd $(BUILD) && PATH="$(VENV)/bin:$$PATH" $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

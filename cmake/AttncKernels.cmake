@@ -1,0 +1,112 @@
+# attn_add_kernels(<target>
+#                  [SPECS "<spec text>" ...]          one-line text forms
+#                  [SPEC_SOURCES <file.cpp> ...]      C++ files using ATTN_EXPORT_SPECS(...)
+#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host)
+#
+# Generates the kernels at build time and makes <target> an object library to link into an
+# executable or shared library: the kernels register themselves with attn/runtime.h at load
+# time. Every application gets one Halide runtime (attnc_halide_runtime), shared by all its
+# kernel targets.
+include_guard(GLOBAL)
+
+# The attnc tool: the in-tree target, or the one an installed package imports.
+function(_attnc_tool out)
+  if(TARGET attnc::attnc)
+    set(${out} attnc::attnc PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "attn_add_kernels: the attnc tool (attnc::attnc) is not available; "
+                        "use find_package(attnc) or add_subdirectory(attnc) first")
+  endif()
+endfunction()
+
+# One Halide runtime per build, for the dispatch set of the first call.
+function(_attnc_halide_runtime targets out)
+  if(NOT TARGET attnc_halide_runtime)
+    _attnc_tool(tool)
+    set(dir "${CMAKE_BINARY_DIR}/attnc_halide_runtime")
+    set(lib "${dir}/attnc_halide_runtime.a")
+    add_custom_command(
+      OUTPUT "${lib}"
+      COMMAND ${tool} runtime --target "${targets}" -o "${lib}"
+      DEPENDS ${tool}
+      COMMENT "attnc: Halide runtime for ${targets}"
+      VERBATIM)
+    add_custom_target(attnc_halide_runtime_gen DEPENDS "${lib}")
+    add_library(attnc_halide_runtime STATIC IMPORTED GLOBAL)
+    set_target_properties(attnc_halide_runtime PROPERTIES IMPORTED_LOCATION "${lib}")
+    target_link_libraries(attnc_halide_runtime INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
+    add_dependencies(attnc_halide_runtime attnc_halide_runtime_gen)
+  endif()
+  set(${out} attnc_halide_runtime PARENT_SCOPE)
+endfunction()
+
+function(attn_add_kernels target)
+  cmake_parse_arguments(ARG "" "" "SPECS;SPEC_SOURCES;TARGETS" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "attn_add_kernels(${target}): unknown arguments '${ARG_UNPARSED_ARGUMENTS}'")
+  endif()
+  if(NOT ARG_SPECS AND NOT ARG_SPEC_SOURCES)
+    message(FATAL_ERROR "attn_add_kernels(${target}): give SPECS and/or SPEC_SOURCES")
+  endif()
+  if(NOT target MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "attn_add_kernels: target name '${target}' must be a C identifier")
+  endif()
+  if(NOT ARG_TARGETS)
+    set(ARG_TARGETS host)
+  endif()
+  list(JOIN ARG_TARGETS "," targets)
+  find_package(Threads REQUIRED)
+  _attnc_tool(tool)
+  _attnc_halide_runtime("${targets}" runtime)
+
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.attnc")
+  set(spec_args "")
+  set(spec_deps "")
+  if(ARG_SPECS)
+    # Written only when it changes, so an unchanged spec list does not regenerate kernels.
+    set(inline_file "${dir}/specs_inline.txt")
+    list(JOIN ARG_SPECS "\n" inline_text)
+    file(CONFIGURE OUTPUT "${inline_file}" CONTENT "${inline_text}\n" @ONLY)
+    list(APPEND spec_args --spec-file "${inline_file}")
+    list(APPEND spec_deps "${inline_file}")
+  endif()
+  if(ARG_SPEC_SOURCES)
+    # A small host program compiled from the user's C++ specs prints their text forms.
+    set(printer ${target}_spec_printer)
+    add_executable(${printer} ${ARG_SPEC_SOURCES})
+    target_link_libraries(${printer} PRIVATE attnc::spec_printer)
+    set(source_file "${dir}/specs_from_sources.txt")
+    add_custom_command(
+      OUTPUT "${source_file}"
+      COMMAND ${printer} "${source_file}"
+      DEPENDS ${printer}
+      COMMENT "attnc: reading specs of ${target}"
+      VERBATIM)
+    list(APPEND spec_args --spec-file "${source_file}")
+    list(APPEND spec_deps "${source_file}")
+  endif()
+
+  set(archive "${dir}/${target}.a")
+  set(entry "${dir}/${target}_entry.c")
+  add_custom_command(
+    OUTPUT "${archive}" "${entry}" "${dir}/${target}.h" "${dir}/${target}.json"
+    COMMAND ${tool} gen ${spec_args} --target "${targets}" -o "${dir}" --basename ${target}
+            --no-runtime --entry-source-only
+    DEPENDS ${tool} ${spec_deps}
+    COMMENT "attnc: generating kernels of ${target} for ${targets}"
+    VERBATIM)
+  add_custom_target(${target}_gen DEPENDS "${archive}" "${entry}")
+
+  add_library(${target}_halide STATIC IMPORTED)
+  set_target_properties(${target}_halide PROPERTIES IMPORTED_LOCATION "${archive}")
+  add_dependencies(${target}_halide ${target}_gen)
+
+  # An object library: its entry object (with the load-time registration) is always linked.
+  add_library(${target} OBJECT "${entry}")
+  add_dependencies(${target} ${target}_gen)
+  target_compile_definitions(${target} PRIVATE ATTN_STATIC_REGISTRY)
+  target_include_directories(${target} PUBLIC "${dir}")
+  target_link_libraries(${target} PUBLIC attnc::runtime ${target}_halide ${runtime})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON
+                        ATTNC_MANIFEST "${dir}/${target}.json")
+endfunction()

@@ -1,0 +1,47 @@
+// attnc/core_algorithm.h: the attention core as a Halide algorithm (what is computed, no schedule).
+#pragma once
+
+#include <Halide.h>
+
+#include "attn/spec.h"
+
+namespace attnc {
+
+// Inputs as Halide sees them, innermost dim first:
+//   q(d, h, i, b), k(d, g, j, b), v(dv, g, j, b) with g the kv head; i < seq_q, j < seq_k.
+struct CoreInputs {
+  Halide::Func q, k, v;
+  Halide::Expr seq_q, seq_k;
+};
+
+// Every stage, named for the schedule. Keys come in blocks of key_block; per query row the
+// state keeps the running max, running sum and the unnormalized output (flash-style), so no
+// [Sq x Sk] score matrix ever exists.
+struct CoreFuncs {
+  // Queries are split into tiles in the algorithm itself (query = tile * query_tile + row) so
+  // every per-tile stage has constant extents that the schedule can unroll.
+  Halide::Var dv{"dv"}, d{"d"}, key{"key"}, i{"i"}, row{"row"}, tile{"tile"}, h{"h"}, b{"b"}, kb{"kb"};
+  Halide::RDom over_head_dim;  // d in [0, head_dim)
+  Halide::RDom over_block;     // keys in one key block
+  Halide::RDom over_blocks;    // key blocks in [0, ceil(seq_k / key_block))
+  // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
+  // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
+  Halide::Func query_tile;     // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  Halide::Func scores;         // scores(row, key, tile, h, b, kb): scaled q . k, one key block
+  Halide::Func block_max;      // block_max(row, tile, h, b, kb): max of kept scores, or no_key_score
+  Halide::Func probs;          // probs(row, key, tile, h, b, kb): exp(score - block_max), 0 if masked
+  Halide::Func block_sum;      // block_sum(row, tile, h, b, kb)
+  Halide::Func block_pv;       // block_pv(dv, row, tile, h, b, kb): probs . v over the block
+  Halide::Func state;          // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
+  Halide::Func out;            // out(dv, h, i, b)
+};
+
+// The running max of a row that has seen no kept key yet.
+constexpr float no_key_score = -1.0e30f;
+
+CoreFuncs define_core(const CoreInputs &in, const attn::Spec &resolved, int key_block, int query_tile);
+
+// exp for x <= 0 (all the softmax needs), accurate to a few ulp, exactly 0 below -87.
+Halide::Expr softmax_exp(const Halide::Expr &x);
+
+}  // namespace attnc

@@ -1,0 +1,37 @@
+// attnc/emit.h: the files attnc writes beside the Halide objects: entry source, header, manifest.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnc/arguments.h"
+
+namespace attnc {
+
+// One generated kernel, as the runtime and the manifest describe it.
+struct KernelRecord {
+  std::string id;
+  std::string spec_text;
+  std::vector<std::string> targets;  // most capable first
+  std::string required_cpu_features;
+  std::vector<ArgSpec> args;
+};
+
+// C source defining one attn_kernel_desc per kernel. Compiled with ATTN_STATIC_REGISTRY, it
+// registers them at load time; with ATTN_LIBRARY_TABLE, it exports attn_library_table_v1.
+std::string entry_source(const std::vector<KernelRecord> &kernels, const std::string &basename);
+
+// C header declaring <basename>_register_kernels() and including each kernel's Halide header.
+std::string library_header(const std::vector<KernelRecord> &kernels, const std::string &basename);
+
+// JSON manifest: ids, spec texts, targets, argument lists, attnc and Halide versions.
+std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::string &basename);
+
+// The runtime headers the entry source includes, so attnc can compile it on its own.
+struct EmbeddedHeader {
+  const char *path;  // relative to an include dir, e.g. "attn/runtime.h"
+  const char *text;
+};
+const std::vector<EmbeddedHeader> &abi_headers();
+
+}  // namespace attnc

@@ -1,0 +1,20 @@
+// attnc/schedule_cpu.h: where and in what order the CPU computes the core and the projections.
+#pragma once
+
+#include <Halide.h>
+
+#include "attnc/core_algorithm.h"
+#include "attnc/projection.h"
+#include "attnc/tile_config.h"
+
+namespace attnc {
+
+// Parallel over (batch, head, query tile); per tile and key block: QK^T, block max, exp, sum and
+// PV in L1-sized pieces, register-blocked and vectorized at the target's width.
+void schedule_core_cpu(CoreFuncs &core, const CpuTiles &tiles);
+
+// Parallel over (batch, token block); register blocks of proj_rows tokens x proj_cols features.
+// rows: the layer's output features (fixed).
+void schedule_linear_cpu(LinearFuncs &linear, const CpuTiles &tiles, int rows);
+
+}  // namespace attnc

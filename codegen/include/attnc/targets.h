@@ -1,0 +1,22 @@
+// attnc/targets.h: named target sets (the x86 dispatch set) and what each variant needs of a CPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnc {
+
+// Expands "host" (this machine's architecture's dispatch set, most capable first), "native"
+// (the single best target for this machine), "x86" (the x86-64 dispatch set) and plain Halide
+// target strings, comma separated. Fails with a message for an unknown or invalid target.
+struct TargetList {
+  bool ok = false;
+  std::vector<std::string> targets;  // most capable first; the last one is the fallback
+  std::string message;
+};
+TargetList expand_targets(const std::string &spec);
+
+// The CPU features (names as __builtin_cpu_supports takes them) a Halide target needs.
+std::string required_cpu_features(const std::string &halide_target);
+
+}  // namespace attnc

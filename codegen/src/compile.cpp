@@ -1,0 +1,244 @@
+// Drives Halide's generator machinery for each spec, then writes and links attnc's own files.
+#include "attnc/compile.h"
+
+#include <Halide.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "attn/kernel_id.h"
+#include "attn/spec_text.h"
+#include "attn/validate.h"
+#include "attnc/arguments.h"
+#include "attnc/emit.h"
+#include "attnc/generator.h"
+#include "attnc/targets.h"
+
+namespace attnc {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_identifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+bool write_file(const fs::path &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+std::string quote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command; on failure returns false with its output in `log`.
+bool run_command(const std::string &command, std::string *log) {
+  const std::string full = command + " 2>&1";
+  FILE *pipe = popen(full.c_str(), "r");
+  if (!pipe) {
+    *log = "could not start: " + command;
+    return false;
+  }
+  char buf[4096];
+  std::string output;
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    *log = "command failed: " + command + "\n" + output;
+    return false;
+  }
+  return true;
+}
+
+std::string c_compiler(const GenerateOptions &o) {
+  if (!o.cc.empty()) return o.cc;
+  if (const char *cc = std::getenv("CC"); cc && *cc) return cc;
+  return "cc";
+}
+
+Halide::Target kernel_target(const std::string &t) {
+  return Halide::Target(t).with_feature(Halide::Target::NoRuntime).with_feature(Halide::Target::UserContext);
+}
+
+// A runtime compatible with every variant: the fallback (last, least capable) target's.
+Halide::Target runtime_target(const std::vector<std::string> &targets) {
+  return Halide::Target(targets.back()).with_feature(Halide::Target::UserContext);
+}
+
+bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, std::string *log) {
+  // An ar MRI script takes the members of every part into one archive.
+  const fs::path script = out.string() + ".mri";
+  std::ostringstream mri;
+  mri << "create " << out.string() << "\n";
+  for (const fs::path &p : parts) mri << "addlib " << p.string() << "\n";
+  mri << "save\nend\n";
+  if (!write_file(script, mri.str())) {
+    *log = "cannot write " + script.string();
+    return false;
+  }
+  fs::remove(out);
+  const bool ok = run_command("ar -M < " + quote(script.string()), log);
+  fs::remove(script);
+  return ok;
+}
+
+}  // namespace
+
+GenerateResult generate_library(const GenerateOptions &o) {
+  const auto start = std::chrono::steady_clock::now();
+  GenerateResult result;
+  if (!is_identifier(o.basename)) {
+    result.message = "basename '" + o.basename + "' must be a C identifier";
+    return result;
+  }
+  if (o.specs.empty()) {
+    result.message = "no spec given";
+    return result;
+  }
+  const TargetList targets = expand_targets(o.targets);
+  if (!targets.ok) {
+    result.message = targets.message;
+    return result;
+  }
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) {
+    result.message = "cannot create output directory '" + o.out_dir + "': " + ec.message();
+    return result;
+  }
+  const fs::path dir(o.out_dir);
+
+  std::vector<KernelRecord> kernels;
+  std::set<std::string> seen;
+  for (size_t n = 0; n < o.specs.size(); ++n) {
+    const attn::ParseResult parsed = attn::parse_spec(o.specs[n]);
+    if (!parsed.ok) {
+      result.message = "spec " + std::to_string(n + 1) + " ('" + o.specs[n] + "'): " + parsed.message;
+      return result;
+    }
+    const attn::Spec spec = attn::resolve(parsed.spec);
+    KernelRecord k;
+    k.id = attn::kernel_id(spec);
+    if (!seen.insert(k.id).second) continue;
+    k.spec_text = attn::to_string(spec);
+    k.targets = targets.targets;
+    k.required_cpu_features = required_cpu_features(targets.targets.back());
+    k.args = kernel_arguments(spec);
+    kernels.push_back(std::move(k));
+  }
+
+  std::vector<fs::path> archives;
+  for (const KernelRecord &k : kernels) {
+    Halide::Internal::ExecuteGeneratorArgs args;
+    args.output_dir = dir.string();
+    args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
+    if (o.emit_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
+    if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
+    for (const std::string &t : k.targets) args.targets.push_back(kernel_target(t));
+    args.generator_name = "attn_kernel";
+    args.function_name = k.id;
+    args.file_base_name = o.basename + "_" + k.id;
+    args.create_generator = [](const std::string &, const Halide::GeneratorContext &context) {
+      return create_attention_generator(context);
+    };
+    args.generator_params = {{"spec", k.spec_text}};
+    try {
+      Halide::Internal::execute_generator(args);
+    } catch (const Halide::Error &e) {
+      result.message = "kernel " + k.id + ": Halide failed: " + e.what();
+      return result;
+    }
+    archives.push_back(dir / (args.file_base_name + ".a"));
+    result.ids.push_back(k.id);
+    if (o.verbose) std::fprintf(stderr, "attnc: generated %s for %zu target(s)\n", k.id.c_str(), k.targets.size());
+  }
+
+  const fs::path archive = dir / (o.basename + ".a");
+  if (!merge_archives(archives, archive, &result.message)) return result;
+  for (const fs::path &p : archives) fs::remove(p);
+  result.files.push_back(archive.string());
+
+  const fs::path entry = dir / (o.basename + "_entry.c");
+  const fs::path header = dir / (o.basename + ".h");
+  const fs::path manifest = dir / (o.basename + ".json");
+  if (!write_file(entry, entry_source(kernels, o.basename)) || !write_file(header, library_header(kernels, o.basename)) ||
+      !write_file(manifest, manifest_json(kernels, o.basename))) {
+    result.message = "cannot write into '" + o.out_dir + "'";
+    return result;
+  }
+  result.files.insert(result.files.end(), {entry.string(), header.string(), manifest.string()});
+
+  const fs::path runtime = dir / (o.basename + "_runtime.a");
+  if (o.emit_runtime || o.shared) {
+    try {
+      Halide::compile_standalone_runtime({{Halide::OutputFileType::static_library, runtime.string()}},
+                                         runtime_target(targets.targets));
+    } catch (const Halide::Error &e) {
+      result.message = std::string("Halide runtime: ") + e.what();
+      return result;
+    }
+    result.files.push_back(runtime.string());
+  }
+
+  if (o.compile_entry || o.shared) {
+    const fs::path include = dir / "include";
+    for (const EmbeddedHeader &h : abi_headers()) {
+      fs::create_directories((include / h.path).parent_path());
+      write_file(include / h.path, h.text);
+    }
+    const fs::path object = dir / (o.basename + "_entry.o");
+    const std::string cc = c_compiler(o);
+    std::string flags = " -O2 -fPIC -fvisibility=hidden -I" + quote(include.string());
+    flags += o.shared ? " -DATTN_LIBRARY_TABLE" : " -DATTN_STATIC_REGISTRY";
+    if (!run_command(cc + flags + " -c " + quote(entry.string()) + " -o " + quote(object.string()), &result.message))
+      return result;
+    if (o.shared) {
+      const fs::path so = dir / (o.basename + ".so");
+      const std::string link = cc + " -shared -o " + quote(so.string()) + " " + quote(object.string()) +
+                               " -Wl,--whole-archive " + quote(archive.string()) + " -Wl,--no-whole-archive " +
+                               quote(runtime.string()) + " -lpthread -ldl -lm";
+      if (!run_command(link, &result.message)) return result;
+      result.files.push_back(so.string());
+    } else if (!run_command("ar r " + quote(archive.string()) + " " + quote(object.string()), &result.message)) {
+      return result;
+    }
+    fs::remove(object);
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.ok = true;
+  return result;
+}
+
+GenerateResult generate_runtime(const std::string &target_spec, const std::string &out_file) {
+  GenerateResult result;
+  const TargetList targets = expand_targets(target_spec);
+  if (!targets.ok) {
+    result.message = targets.message;
+    return result;
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(out_file).parent_path(), ec);
+  try {
+    Halide::compile_standalone_runtime({{Halide::OutputFileType::static_library, out_file}},
+                                       runtime_target(targets.targets));
+  } catch (const Halide::Error &e) {
+    result.message = std::string("Halide runtime: ") + e.what();
+    return result;
+  }
+  result.files.push_back(out_file);
+  result.ok = true;
+  return result;
+}
+
+}  // namespace attnc

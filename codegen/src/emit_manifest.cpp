@@ -1,0 +1,73 @@
+// Writes the JSON manifest of a kernel library.
+#include <Halide.h>
+
+#include <sstream>
+
+#include "attn/runtime.h"
+#include "attnc/emit.h"
+
+#ifndef ATTNC_VERSION
+#define ATTNC_VERSION "unknown"
+#endif
+
+namespace attnc {
+namespace {
+
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::string &basename) {
+  std::ostringstream o;
+  o << "{\n  \"library\": " << json_string(basename) << ",\n"
+    << "  \"attnc_version\": " << json_string(ATTNC_VERSION) << ",\n"
+    << "  \"halide_version\": \"" << HALIDE_VERSION_MAJOR << "." << HALIDE_VERSION_MINOR << "."
+    << HALIDE_VERSION_PATCH << "\",\n"
+    << "  \"abi_version\": " << ATTN_ABI_VERSION << ",\n"
+    << "  \"kernels\": [";
+  for (size_t n = 0; n < kernels.size(); ++n) {
+    const KernelRecord &k = kernels[n];
+    std::string targets;
+    for (const std::string &t : k.targets) targets += (targets.empty() ? "" : ",") + t;
+    o << (n ? "," : "") << "\n    {\n"
+      << "      \"id\": " << json_string(k.id) << ",\n"
+      << "      \"spec\": " << json_string(k.spec_text) << ",\n"
+      << "      \"target\": " << json_string(targets) << ",\n"
+      << "      \"required_cpu_features\": " << json_string(k.required_cpu_features) << ",\n"
+      << "      \"args\": [";
+    for (size_t a = 0; a < k.args.size(); ++a) {
+      const ArgSpec &arg = k.args[a];
+      o << (a ? "," : "") << "\n        {\"name\": " << json_string(arg.name) << ", \"dtype\": "
+        << json_string(arg.dtype) << ", \"output\": " << (arg.is_output ? "true" : "false") << ", \"shape\": [";
+      for (size_t d = 0; d < arg.dims.size(); ++d) {
+        o << (d ? ", " : "");
+        if (arg.dims[d].fixed > 0) {
+          o << arg.dims[d].fixed;
+        } else {
+          o << json_string(arg.dims[d].symbol);
+        }
+      }
+      o << "]}";
+    }
+    o << "\n      ]\n    }";
+  }
+  o << "\n  ]\n}\n";
+  return o.str();
+}
+
+}  // namespace attnc

@@ -1,0 +1,135 @@
+// The Halide generator behind every attnc kernel: spec text in, inputs/outputs and pipeline out.
+#include "attnc/generator.h"
+
+#include <map>
+
+#include "attn/spec_text.h"
+#include "attn/validate.h"
+#include "attnc/arguments.h"
+#include "attnc/core_algorithm.h"
+#include "attnc/projection.h"
+#include "attnc/schedule_cpu.h"
+#include "attnc/tile_config.h"
+
+namespace attnc {
+namespace {
+
+using Halide::Buffer;
+using Halide::Expr;
+using Halide::Func;
+using Halide::Var;
+
+class AttentionKernel : public Halide::Generator<AttentionKernel> {
+ public:
+  GeneratorParam<std::string> spec_text{"spec", ""};
+
+  void configure() {
+    const attn::ParseResult parsed = attn::parse_spec(std::string(spec_text));
+    if (!parsed.ok) throw Halide::CompileError("attnc: " + parsed.message);
+    spec_ = attn::resolve(parsed.spec);
+    for (const ArgSpec &arg : kernel_arguments(spec_)) {
+      const int rank = static_cast<int>(arg.dims.size());
+      if (arg.is_output) {
+        output_ = add_output<Buffer<>>(arg.name, Halide::Float(32), rank);
+        output_spec_ = arg;
+      } else {
+        inputs_[arg.name] = add_input<Buffer<>>(arg.name, Halide::Float(32), rank);
+        arg_specs_[arg.name] = arg;
+      }
+    }
+  }
+
+  void generate() {
+    // Every input starts at 0 and has its spec-fixed sizes, which the schedule relies on.
+    for (auto &[name, buffer] : inputs_) {
+      const ArgSpec &arg = arg_specs_[name];
+      const int rank = static_cast<int>(arg.dims.size());
+      for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
+        const ArgDim &dim = arg.dims[rank - 1 - halide_dim];
+        (*buffer).dim(halide_dim).set_min(0);
+        if (dim.fixed > 0) (*buffer).dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
+      }
+    }
+    const Halide::Target target = get_target();
+    const int lanes = target.natural_vector_size(Halide::Float(32));
+    tiles_ = cpu_tiles(spec_, lanes);
+    if (spec_.form == attn::Form::core) {
+      generate_core();
+    } else {
+      generate_block();
+    }
+    const ArgSpec &out = output_spec_;
+    const int rank = static_cast<int>(out.dims.size());
+    for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
+      const ArgDim &dim = out.dims[rank - 1 - halide_dim];
+      (*output_).dim(halide_dim).set_min(0);
+      if (dim.fixed > 0) (*output_).dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
+    }
+  }
+
+ private:
+  Func input(const std::string &name) { return Func(*inputs_.at(name)); }
+
+  void generate_core() {
+    CoreInputs in{input("q"), input("k"), input("v"), (*inputs_.at("q")).dim(2).extent(),
+                  (*inputs_.at("k")).dim(2).extent()};
+    CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile);
+    schedule_core_cpu(core, tiles_);
+    (*output_) = core.out;
+  }
+
+  void generate_block() {
+    const attn::Spec &s = spec_;
+    const int hd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim, kvdv = s.kv_heads * s.head_dim_v;
+    Func x = input("x");
+    const Expr seq = (*inputs_.at("x")).dim(1).extent();
+    Var d("d"), h("h"), i("i"), b("b");
+    Func q("q_heads"), k("k_heads"), v("v_heads");
+    std::vector<LinearFuncs> layers;
+    auto bias = [&](const char *name) { return s.proj_bias ? input(name) : Func(); };
+    if (s.qkv == attn::Qkv::fused) {
+      layers.push_back(define_linear(x, input("w_qkv"), bias("b_qkv"), s.d_model, "qkv"));
+      schedule_linear_cpu(layers.back(), tiles_, hd + kvd + kvdv);
+      const Func &qkv = layers.back().y;
+      q(d, h, i, b) = qkv(h * s.head_dim + d, i, b);
+      k(d, h, i, b) = qkv(hd + h * s.head_dim + d, i, b);
+      v(d, h, i, b) = qkv(hd + kvd + h * s.head_dim_v + d, i, b);
+    } else {
+      const char *names[3][3] = {{"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
+      const int rows[3] = {hd, kvd, kvdv};
+      for (int p = 0; p < 3; ++p) {
+        layers.push_back(define_linear(x, input(names[p][0]), bias(names[p][1]), s.d_model, names[p][2]));
+        schedule_linear_cpu(layers.back(), tiles_, rows[p]);
+      }
+      q(d, h, i, b) = layers[0].y(h * s.head_dim + d, i, b);
+      k(d, h, i, b) = layers[1].y(h * s.head_dim + d, i, b);
+      v(d, h, i, b) = layers[2].y(h * s.head_dim_v + d, i, b);
+    }
+    CoreFuncs core = define_core(CoreInputs{q, k, v, seq, seq}, s, tiles_.key_block, tiles_.query_tile);
+    schedule_core_cpu(core, tiles_);
+
+    // Merge heads: row j of the merged activations is head j / Dv, channel j % Dv.
+    Func merged("merged");
+    Var j("j");
+    merged(j, i, b) = core.out(j % s.head_dim_v, j / s.head_dim_v, i, b);
+    LinearFuncs out_proj =
+        define_linear(merged, input("w_o"), bias("b_o"), s.heads * s.head_dim_v, "out_proj");
+    schedule_linear_cpu(out_proj, tiles_, s.d_model);
+    (*output_) = out_proj.y;
+  }
+
+  attn::Spec spec_{};
+  CpuTiles tiles_{};
+  std::map<std::string, Halide::GeneratorInput<Buffer<>> *> inputs_;
+  std::map<std::string, ArgSpec> arg_specs_;
+  Halide::GeneratorOutput<Buffer<>> *output_ = nullptr;
+  ArgSpec output_spec_;
+};
+
+}  // namespace
+
+Halide::Internal::AbstractGeneratorPtr create_attention_generator(const Halide::GeneratorContext &context) {
+  return AttentionKernel::create(context, "attn_kernel", "attn_kernel");
+}
+
+}  // namespace attnc

@@ -1,0 +1,95 @@
+// CPU schedules (x86 AVX2/AVX-512, ARM NEON): one family, sized by cpu_tiles().
+//
+// First measurement (2 cores, AVX2 variant, B=1 H=12 S=1024 D=64, none): see docs/PERFORMANCE.md
+// for the time and its ratio to the OpenBLAS peer measured in the same run.
+#include "attnc/schedule_cpu.h"
+
+namespace attnc {
+
+using Halide::TailStrategy;
+using Halide::Var;
+using Halide::RVar;
+
+void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
+  const int lanes = t.vector_width;
+  Var query_block("query_block"), query_in_tile("query_in_tile"), task("task");
+
+  // One task per (batch, query tile, head): (batch, tile) pairs in parallel, and the heads of
+  // each in a nested parallel loop. (Fusing all three into one loop hides the head from bounds
+  // inference, which then allocates state for every head.)
+  f.out.compute_root()
+      .split(f.i, query_block, query_in_tile, t.query_tile, TailStrategy::GuardWithIf)
+      .reorder(f.dv, query_in_tile, f.h, query_block, f.b)
+      .fuse(query_block, f.b, task)
+      .parallel(task)
+      .parallel(f.h)
+      .vectorize(f.dv, t.pv_vector);
+
+  // Per task: one whole query tile (the algorithm tiles queries, so extents are constant).
+  // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
+  f.state.compute_at(f.out, f.h).vectorize(f.dv, t.pv_vector);
+  const RVar over_blocks = f.over_blocks.x;
+  f.state.update().reorder(f.dv, f.row, over_blocks).vectorize(f.dv, t.pv_vector);
+
+  f.query_tile.compute_at(f.out, f.h).vectorize(f.row, lanes);
+
+  // QK^T: (query_tile / lanes) vectors x score_rows keys of accumulators, one key element
+  // broadcast per FMA.
+  Var key_outer("key_outer"), key_inner("key_inner"), query_vec("query_vec"), query_lane("query_lane");
+  const RVar over_head_dim = f.over_head_dim.x;
+  f.scores.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  f.scores.update()
+      .split(f.key, key_outer, key_inner, t.score_rows)
+      .split(f.row, query_vec, query_lane, lanes)
+      .reorder(query_lane, query_vec, key_inner, over_head_dim, key_outer)
+      .vectorize(query_lane)
+      .unroll(query_vec)
+      .unroll(key_inner);
+
+  // Block statistics: vertical max and sum over keys, lanes across queries.
+  f.block_max.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  f.block_max.update().vectorize(f.row, lanes);
+  f.probs.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  f.block_sum.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  f.block_sum.update().vectorize(f.row, lanes);
+
+  // PV: pv_rows queries x (head_dim_v / pv_vector) vectors of accumulators, one probability
+  // broadcast per FMA.
+  Var query_group("query_group"), query_row("query_row"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  const RVar over_block = f.over_block.x;
+  f.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
+  f.block_pv.update()
+      .split(f.row, query_group, query_row, t.pv_rows)
+      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, query_row, over_block, query_group)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(query_row);
+}
+
+void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {
+  const int lanes = lanes_dividing(rows, t.vector_width);
+  const int cols = rows % t.proj_cols == 0 ? t.proj_cols : lanes;
+  Var row_block("row_block"), row_in("row_in"), row_vec("row_vec"), row_lane("row_lane");
+  Var token_block("token_block"), token_in("token_in"), task("task");  // task: (token block, batch)
+
+  f.weights_t.compute_root().parallel(f.col).vectorize(f.row, lanes);
+
+  f.y.compute_root()
+      .split(f.token, token_block, token_in, t.proj_rows, TailStrategy::GuardWithIf)
+      .fuse(token_block, f.b, task)
+      .parallel(task)
+      .vectorize(f.row, lanes);
+  f.y.update()
+      .split(f.token, token_block, token_in, t.proj_rows, TailStrategy::GuardWithIf)
+      .split(f.row, row_block, row_in, cols)
+      .split(row_in, row_vec, row_lane, lanes)
+      .reorder(row_lane, row_vec, token_in, f.over_inputs.x, row_block, token_block, f.b)
+      .fuse(token_block, f.b, task)
+      .parallel(task)
+      .vectorize(row_lane)
+      .unroll(row_vec)
+      .unroll(token_in);
+}
+
+}  // namespace attnc

@@ -1,0 +1,100 @@
+// Target sets: the x86 dispatch set, the native target, and CPU feature requirements.
+#include "attnc/targets.h"
+
+#include <Halide.h>
+
+#include <sstream>
+
+namespace attnc {
+namespace {
+
+// Most capable first: Halide's multitarget wrapper picks the first this CPU can run.
+// Features are listed in full so the runtime check and the dispatch agree.
+const std::vector<std::string> &x86_dispatch_set() {
+  static const std::vector<std::string> set = {
+      // Zen 4 / Zen 5 and Sapphire Rapids class: AVX-512 with bf16 and VNNI.
+      "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_zen4",
+      // Skylake-X class AVX-512.
+      "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake",
+      // Haswell / Zen 1-3 class.
+      "x86-64-linux-sse41-avx-f16c-fma-avx2",
+      // Any x86-64.
+      "x86-64-linux",
+  };
+  return set;
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string native_target() {
+  Halide::Target t = Halide::get_host_target();
+  // Drop tuning-only features so kernels and manifests name what the code needs.
+  return t.without_feature(Halide::Target::NoRuntime).to_string();
+}
+
+}  // namespace
+
+TargetList expand_targets(const std::string &spec) {
+  TargetList result;
+  for (const std::string &item : split(spec, ',')) {
+    if (item == "host" || item == "x86") {
+      Halide::Target host = Halide::get_host_target();
+      if (item == "host" && host.arch != Halide::Target::X86) {
+        result.targets.push_back(native_target());
+        continue;
+      }
+      for (const std::string &t : x86_dispatch_set()) result.targets.push_back(t);
+    } else if (item == "native") {
+      result.targets.push_back(native_target());
+    } else if (Halide::Target::validate_target_string(item)) {
+      result.targets.push_back(Halide::Target(item).to_string());
+    } else {
+      result.message = "target '" + item + "' is not a Halide target string, 'host', 'native' or 'x86'";
+      return result;
+    }
+  }
+  if (result.targets.empty()) {
+    result.message = "no target given (try --target host)";
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+std::string required_cpu_features(const std::string &halide_target) {
+  const Halide::Target t(halide_target);
+  if (t.arch != Halide::Target::X86) return "";
+  struct Need {
+    Halide::Target::Feature feature;
+    const char *names;
+  };
+  static const Need needs[] = {
+      {Halide::Target::SSE41, "sse41"},
+      {Halide::Target::AVX, "avx"},
+      {Halide::Target::F16C, "f16c"},
+      {Halide::Target::FMA, "fma"},
+      {Halide::Target::AVX2, "avx2"},
+      {Halide::Target::AVX512, "avx512f,avx512cd"},
+      {Halide::Target::AVX512_Skylake, "avx512f,avx512bw,avx512dq,avx512vl"},
+      {Halide::Target::AVX512_Cannonlake, "avx512ifma,avx512vbmi"},
+      {Halide::Target::AVX512_Zen4, "avx512bf16,avx512vnni"},
+  };
+  std::vector<std::string> names;
+  for (const Need &n : needs) {
+    if (!t.has_feature(n.feature)) continue;
+    for (const std::string &name : split(n.names, ','))
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::string joined;
+  for (const std::string &n : names) joined += (joined.empty() ? "" : ",") + n;
+  return joined;
+}
+
+}  // namespace attnc

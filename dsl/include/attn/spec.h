@@ -1,0 +1,104 @@
+// attn/spec.h: the attnc spec, a constexpr value describing one attention kernel (no Halide here).
+#pragma once
+
+#include <cstdint>
+
+#include "attn/mask.h"
+
+namespace attn {
+
+// core: q, k, v given. block: x -> projections -> heads -> core -> merge -> output projection.
+enum class Form : uint8_t { core, block };
+// separate: w_q, w_k, w_v. fused: one w_qkv whose rows are all q heads, then k heads, then v heads.
+enum class Qkv : uint8_t { separate, fused };
+enum class DType : uint8_t { f32 };
+
+// A Spec is a structural literal type so that it can be a template argument (see check.h).
+// Fields left at 0 / false take the documented defaults when resolved (resolve.h).
+struct Spec {
+  char name[32]{};      // user label, [A-Za-z0-9_-], not part of the kernel id
+  int32_t d_model = 0;  // model width; 0: heads * head_dim (core form only)
+  int32_t heads = 0;
+  int32_t kv_heads = 0;    // 0: heads. heads / kv_heads query heads share one k/v head
+  int32_t head_dim = 0;    // 0: d_model / heads
+  int32_t head_dim_v = 0;  // 0: head_dim
+  Form form = Form::core;
+  Qkv qkv = Qkv::separate;
+  bool proj_bias = false;
+  Mask mask{};
+  DType dtype = DType::f32;
+  bool has_scale = false;
+  float scale = 0.0f;  // used when has_scale; default 1 / sqrt(head_dim)
+  // Set when a setter saw an out-of-range value; reported by validate() and check<>().
+  int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
+  int32_t bad_value = 0;
+
+  constexpr Spec named(const char *label) const {
+    Spec s = *this;
+    int i = 0;
+    for (; label[i] != '\0' && i < 31; ++i) s.name[i] = label[i];
+    for (; i < 32; ++i) s.name[i] = '\0';
+    return s;
+  }
+  constexpr Spec with_d_model(int32_t v) const { return set_dim(&Spec::d_model, v, 1); }
+  constexpr Spec with_heads(int32_t v) const { return set_dim(&Spec::heads, v, 2); }
+  constexpr Spec with_kv_heads(int32_t v) const { return set_dim(&Spec::kv_heads, v, 3); }
+  constexpr Spec with_head_dim(int32_t v) const { return set_dim(&Spec::head_dim, v, 4); }
+  constexpr Spec with_head_dim_v(int32_t v) const { return set_dim(&Spec::head_dim_v, v, 5); }
+  constexpr Spec core() const { return set_form(Form::core); }
+  constexpr Spec block() const { return set_form(Form::block); }
+  constexpr Spec fused_qkv() const {
+    Spec s = *this;
+    s.qkv = Qkv::fused;
+    return s;
+  }
+  constexpr Spec separate_qkv() const {
+    Spec s = *this;
+    s.qkv = Qkv::separate;
+    return s;
+  }
+  constexpr Spec with_proj_bias(bool on = true) const {
+    Spec s = *this;
+    s.proj_bias = on;
+    return s;
+  }
+  constexpr Spec with_mask(Mask m) const {
+    Spec s = *this;
+    s.mask = m;
+    return s;
+  }
+  constexpr Spec causal() const { return with_mask(attn::causal()); }
+  constexpr Spec with_dtype(DType t) const {
+    Spec s = *this;
+    s.dtype = t;
+    return s;
+  }
+  // Negative or zero scales are recorded and rejected by validation (a NaN fails v > 0 too).
+  constexpr Spec with_scale(float v) const {
+    Spec s = *this;
+    s.has_scale = true;
+    s.scale = v;
+    return s;
+  }
+
+ private:
+  constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {
+    Spec s = *this;
+    s.*field = v;
+    if (v <= 0 && s.bad_value_field == 0) {
+      s.bad_value_field = code;
+      s.bad_value = v;
+    }
+    return s;
+  }
+  constexpr Spec set_form(Form f) const {
+    Spec s = *this;
+    s.form = f;
+    return s;
+  }
+};
+
+// The starting point of the fluent DSL: attn::attention().with_d_model(768).with_heads(12)...
+constexpr Spec attention() { return Spec{}; }
+
+}  // namespace attn

@@ -1,0 +1,100 @@
+// kernel_id.cpp: the kernel id, derived from the resolved spec in this one place.
+#include "attn/kernel_id.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "attn/validate.h"
+
+namespace attn {
+namespace {
+
+constexpr size_t max_id_length = 120;
+constexpr size_t hashed_prefix_length = 100;
+
+// Negative values only occur in invalid specs, but even then the id stays a C identifier.
+std::string number(int32_t v) {
+  if (v < 0) return "neg" + std::to_string(-static_cast<int64_t>(v));
+  return std::to_string(v);
+}
+
+// -1 (unbounded) reads "inf".
+std::string bound_slug(int32_t b) {
+  return b == -1 ? "inf" : number(b);
+}
+
+// Prefix notation needs no parentheses to stay unambiguous:
+// window(128,0) & (causal | window(4,4)) -> "and_win128x0_or_causal_win4x4".
+void mask_slug_node(const Mask &m, int index, std::string &out) {
+  const MaskNode &n = m.nodes[index];
+  if (n.op == MaskOp::window) {
+    if (n.left == -1 && n.right == 0)
+      out += "causal";
+    else
+      out += "win" + bound_slug(n.left) + "x" + bound_slug(n.right);
+    return;
+  }
+  out += n.op == MaskOp::both ? "and" : "or";
+  for (const int child : {static_cast<int>(n.lhs), static_cast<int>(n.rhs)}) {
+    out += '_';
+    if (child >= 0 && child < index)
+      mask_slug_node(m, child, out);
+    else
+      out += "badnode";
+  }
+}
+
+// "" for no mask, "_causal", or "_" and the prefix-notation slug.
+std::string mask_slug(const Mask &m) {
+  if (m.empty()) return "";
+  std::string out = "_";
+  mask_slug_node(m, m.root(), out);
+  return out;
+}
+
+uint64_t fnv1a_64(const std::string &text) {
+  uint64_t h = 14695981039346656037ull;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The scale is part of the id only when it changes the kernel: an explicit, non-default value.
+bool scale_differs_from_default(const Spec &resolved) {
+  if (!resolved.has_scale) return false;
+  Spec plain = resolved;
+  plain.has_scale = false;
+  return std::bit_cast<uint32_t>(resolve(plain).scale) != std::bit_cast<uint32_t>(resolved.scale);
+}
+
+std::string hex(uint64_t v, int digits) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof(buffer), "%0*llx", digits, static_cast<unsigned long long>(v));
+  return buffer;
+}
+
+}  // namespace
+
+std::string kernel_id(const Spec &spec) {
+  const Spec s = resolve(spec);
+  const bool block = s.form == Form::block;
+  std::string id = block ? "attn_block" : "attn_core";
+  if (block) id += "_m" + number(s.d_model);
+  id += "_h" + number(s.heads) + "_kv" + number(s.kv_heads) + "_d" + number(s.head_dim);
+  if (s.head_dim_v != s.head_dim) id += "_dv" + number(s.head_dim_v);
+  id += "_f32";
+  id += mask_slug(s.mask);
+  if (block) {
+    id += s.qkv == Qkv::fused ? "_fused" : "_sep";
+    if (s.proj_bias) id += "_bias";
+  }
+  if (scale_differs_from_default(s)) id += "_s" + hex(std::bit_cast<uint32_t>(s.scale), 8);
+  if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
+  return id;
+}
+
+}  // namespace attn

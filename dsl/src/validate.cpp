@@ -1,0 +1,93 @@
+// validate.cpp: the run-time wording of check_spec's findings, one message per SpecProblem.
+#include "attn/validate.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace attn {
+namespace {
+
+std::string spec_label(const Spec &s) {
+  const std::string name(s.name, strnlen(s.name, sizeof(s.name)));
+  return "spec '" + (name.empty() ? std::string("<unnamed>") : name) + "': ";
+}
+
+std::string number(int32_t v) {
+  return std::to_string(v);
+}
+
+std::string scale_text(float v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(v));
+  return buffer;
+}
+
+// A name character as the user would type it: 'x', or '\xNN' when it is not printable.
+std::string char_text(int32_t code) {
+  const auto c = static_cast<unsigned char>(code);
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
+  char buffer[8];
+  std::snprintf(buffer, sizeof(buffer), "'\\x%02x'", c);
+  return buffer;
+}
+
+std::string must_be_positive(const char *field, int32_t got) {
+  return std::string(field) + " must be > 0 (got " + number(got) + ")";
+}
+
+std::string width_missing(const Spec &s) {
+  if (s.form == Form::block)
+    return "d_model must be set for the block form (got 0); head_dim alone is enough only for the core form";
+  return "d_model or head_dim must be set (both are 0)";
+}
+
+std::string problem_text(const Spec &s, const SpecCheck &c) {
+  using P = SpecProblem;
+  switch (c.problem) {
+    case P::none:
+      return "";
+    case P::d_model_not_positive:
+      return must_be_positive("d_model", c.a);
+    case P::heads_not_positive:
+      return must_be_positive("heads", c.a);
+    case P::kv_heads_not_positive:
+      return must_be_positive("kv_heads", c.a);
+    case P::head_dim_not_positive:
+      return must_be_positive("head_dim", c.a);
+    case P::head_dim_v_not_positive:
+      return must_be_positive("head_dim_v", c.a);
+    case P::heads_missing:
+      return "heads must be set to a value > 0 (got 0, which means unset)";
+    case P::width_missing:
+      return width_missing(s);
+    case P::heads_not_dividing_d_model:
+      return "heads (" + number(c.a) + ") must divide d_model (" + number(c.b) + ")";
+    case P::kv_heads_not_dividing_heads:
+      return "kv_heads (" + number(c.a) + ") must divide heads (" + number(c.b) + ")";
+    case P::scale_not_positive:
+      return "scale must be a finite number > 0 (got " + scale_text(s.scale) + ")";
+    case P::window_bound_invalid:
+      return "window bound (" + number(c.a) + ") must be >= -1 (-1 means unbounded)";
+    case P::mask_too_large:
+      return "mask has too many terms (" + number(c.a) + " nodes; at most " + number(c.b) + ")";
+    case P::name_invalid:
+      return "name character " + char_text(c.a) + " at position " + number(c.b) +
+             " is not allowed (use letters, digits, '_' or '-')";
+  }
+  return "unknown problem code " + number(static_cast<int32_t>(c.problem));
+}
+
+}  // namespace
+
+std::string describe(const Spec &s, const SpecCheck &c) {
+  if (c.ok()) return "";
+  return spec_label(s) + problem_text(s, c);
+}
+
+Validation validate(const Spec &s) {
+  const SpecCheck c = check_spec(s);
+  return {c.ok(), describe(s, c)};
+}
+
+}  // namespace attn

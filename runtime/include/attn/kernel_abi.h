@@ -1,0 +1,56 @@
+/* attn/kernel_abi.h: the table a generated kernel entry hands the runtime. Used by code that
+ * attnc generates and by the runtime; applications never need it. */
+#ifndef ATTN_KERNEL_ABI_H
+#define ATTN_KERNEL_ABI_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "attn/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Passed to the kernel as its Halide user_context; the entry's error handler fills it. */
+typedef struct attn_call_context {
+  int32_t has_error;
+  char message[1024];
+} attn_call_context;
+
+typedef struct attn_kernel_desc {
+  int32_t abi_version; /* ATTN_ABI_VERSION when generated */
+  const char *id;
+  const char *spec;   /* text form */
+  const char *target; /* Halide targets, comma separated, most capable first */
+  /* CPU features (x86 names as in __builtin_cpu_supports, comma separated) that the least
+   * capable variant needs; "" for none. The runtime refuses kernels this CPU cannot run. */
+  const char *required_cpu_features;
+  int32_t arg_count;
+  const attn_arg_info *args; /* in call order */
+  /* buffers[i] is a halide_buffer_t* for args[i]; returns the Halide status (0 on success). */
+  int (*run)(attn_call_context *context, void **buffers);
+  void (*set_num_threads)(int threads);
+} attn_kernel_desc;
+
+/* Static applications: each generated entry registers itself at load time. */
+void attn_register_kernel(const attn_kernel_desc *desc);
+
+/* Shared libraries export this symbol: their kernels and the ABI version they were built for. */
+typedef const attn_kernel_desc *const *(*attn_library_table_fn)(int *count, int *abi_version);
+#define ATTN_LIBRARY_TABLE_SYMBOL "attn_library_table_v1"
+
+/* The error handler every generated entry installs in its Halide runtime. */
+static inline void attn_abi_record_error(void *user_context, const char *message) {
+  attn_call_context *context = (attn_call_context *)user_context;
+  if (context == 0 || message == 0) return;
+  context->has_error = 1;
+  strncpy(context->message, message, sizeof(context->message) - 1);
+  context->message[sizeof(context->message) - 1] = '\0';
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATTN_KERNEL_ABI_H */

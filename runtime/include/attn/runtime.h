@@ -1,0 +1,109 @@
+/* attn/runtime.h: the attnc runtime C ABI: find kernels, describe them, run them on tensors. */
+#ifndef ATTN_RUNTIME_H
+#define ATTN_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ATTN_ABI_VERSION 1
+
+/* Every call returns one of these; attn_last_error() holds the message of the last failure on
+ * the calling thread. */
+typedef enum attn_status {
+  ATTN_OK = 0,
+  ATTN_ERR_INVALID_ARGUMENT = 1, /* a null handle or pointer, or an unusable option */
+  ATTN_ERR_UNKNOWN_KERNEL = 2,   /* no kernel with that id */
+  ATTN_ERR_MISSING_TENSOR = 3,   /* a tensor the kernel needs was not given */
+  ATTN_ERR_UNKNOWN_TENSOR = 4,   /* a tensor name the kernel does not take, or given twice */
+  ATTN_ERR_NULL_DATA = 5,        /* a tensor with a null data pointer */
+  ATTN_ERR_DTYPE = 6,            /* a tensor of the wrong element type */
+  ATTN_ERR_RANK = 7,             /* a tensor of the wrong rank */
+  ATTN_ERR_SHAPE = 8,            /* a dimension of the wrong size, or sizes that disagree */
+  ATTN_ERR_STRIDE = 9,           /* innermost stride not 1, negative, overlapping output, too large */
+  ATTN_ERR_KERNEL_FAILED = 10,   /* the kernel itself reported an error */
+  ATTN_ERR_LOAD = 11,            /* a library could not be opened or has no attnc table */
+  ATTN_ERR_ABI_MISMATCH = 12,    /* a library built for another attnc ABI version */
+  ATTN_ERR_UNSUPPORTED_CPU = 13, /* the kernel needs CPU features this machine lacks */
+  ATTN_ERR_MANIFEST_MISMATCH = 14 /* a library whose manifest does not match its kernels */
+} attn_status;
+
+typedef enum attn_dtype {
+  ATTN_F32 = 1,
+  ATTN_F16 = 2,
+  ATTN_BF16 = 3,
+  ATTN_I32 = 4,
+  ATTN_U8 = 5
+} attn_dtype;
+
+#define ATTN_MAX_RANK 8
+
+/* A tensor as the caller holds it: shape and strides outermost first, strides in elements.
+ * strides may be NULL for a row-major contiguous tensor. */
+typedef struct attn_tensor {
+  void *data;
+  attn_dtype dtype;
+  int32_t rank;
+  const int64_t *shape;
+  const int64_t *strides;
+} attn_tensor;
+
+/* A tensor passed to a kernel by its argument name ("q", "k", "v", "out", "x", "w_qkv", ...). */
+typedef struct attn_arg {
+  const char *name;
+  attn_tensor tensor;
+} attn_arg;
+
+/* One argument as a kernel declares it. A dim is either a fixed size (> 0) or a runtime size
+ * named by dim_names[i] ("B", "Sq", "Sk", "S"); equal names must get equal sizes. */
+typedef struct attn_arg_info {
+  const char *name;
+  attn_dtype dtype;
+  int32_t rank;
+  int32_t is_output;
+  int64_t fixed_shape[ATTN_MAX_RANK]; /* 0 where the size is a runtime value */
+  const char *dim_names[ATTN_MAX_RANK];
+} attn_arg_info;
+
+typedef struct attn_kernel attn_kernel;   /* opaque; owned by the registry or a library */
+typedef struct attn_library attn_library; /* opaque; a shared kernel library opened by path */
+
+/* The message of the last failed call on this thread ("" when none). */
+const char *attn_last_error(void);
+const char *attn_status_name(attn_status status);
+int attn_runtime_abi_version(void);
+
+/* Kernels linked into the application (attn_add_kernels in CMake). */
+attn_status attn_find_kernel(const char *id, const attn_kernel **out);
+int attn_kernel_count(void);
+const attn_kernel *attn_kernel_at(int index);
+
+/* A shared kernel library (attnc gen --shared): checked against its ABI version, the CPU and
+ * its manifest (the .json beside it, when present) before any kernel is handed out. */
+attn_status attn_library_open(const char *path, attn_library **out);
+void attn_library_close(attn_library *library);
+attn_status attn_library_find_kernel(const attn_library *library, const char *id, const attn_kernel **out);
+int attn_library_kernel_count(const attn_library *library);
+const attn_kernel *attn_library_kernel_at(const attn_library *library, int index);
+
+/* What a kernel is. Strings live as long as the kernel. */
+const char *attn_kernel_id(const attn_kernel *kernel);
+const char *attn_kernel_spec(const attn_kernel *kernel);   /* the spec's text form */
+const char *attn_kernel_target(const attn_kernel *kernel); /* Halide targets, comma separated */
+int attn_kernel_arg_count(const attn_kernel *kernel);
+attn_status attn_kernel_arg(const attn_kernel *kernel, int index, attn_arg_info *out);
+
+/* Threads the kernel's pool uses (0: one per core). Applies to every kernel sharing the pool. */
+attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
+
+/* Runs the kernel. Every argument is checked first; on any error the outputs are untouched. */
+attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATTN_RUNTIME_H */

@@ -1,0 +1,185 @@
+// registry.cpp: kernels linked into the application, registered by their entries at load time.
+#include <memory>
+#include <mutex>
+#include <string_view>
+
+#include "kernel_internal.h"
+#include "status_internal.h"
+
+namespace {
+
+struct Refused {
+  std::string id;
+  std::string message;
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<attn_kernel>> kernels;  // registration order; handles stay put
+  std::vector<Refused> refused;
+};
+
+// Entries register from static constructors, possibly before this file's statics exist, and
+// may be looked up from destructors; a leaked function-local instance survives both orders.
+Registry &registry() {
+  static Registry *instance = new Registry;
+  return *instance;
+}
+
+bool valid_dtype(const attn_dtype &dtype) {
+  const int value = attn::detail::dtype_value(dtype);
+  return value >= ATTN_F32 && value <= ATTN_U8;
+}
+
+const attn_kernel_desc *desc_of(const attn_kernel *kernel) {
+  return kernel == nullptr ? nullptr : kernel->desc;
+}
+
+}  // namespace
+
+namespace attn::detail {
+
+bool desc_is_well_formed(const attn_kernel_desc &desc, std::string *why) {
+  auto problem = [&](std::string text) {
+    *why = std::move(text);
+    return false;
+  };
+  if (desc.id == nullptr || desc.id[0] == '\0') return problem("it has no id");
+  if (desc.spec == nullptr) return problem("it has no spec text");
+  if (desc.target == nullptr) return problem("it has no target");
+  if (desc.run == nullptr) return problem("it has no run entry");
+  if (desc.arg_count < 0 || (desc.arg_count > 0 && desc.args == nullptr)) {
+    return problem("its argument list is invalid (count " + std::to_string(desc.arg_count) + ")");
+  }
+  for (int i = 0; i < desc.arg_count; ++i) {
+    const attn_arg_info &arg = desc.args[i];
+    const std::string which = "argument " + std::to_string(i);
+    if (arg.name == nullptr || arg.name[0] == '\0') return problem(which + " has no name");
+    if (arg.rank < 1 || arg.rank > ATTN_MAX_RANK) {
+      return problem(which + " ('" + arg.name + "') has rank " + std::to_string(arg.rank) +
+                     ", valid ranks are 1.." + std::to_string(ATTN_MAX_RANK));
+    }
+    if (!valid_dtype(arg.dtype)) {
+      return problem(which + " ('" + arg.name + "') has an unknown dtype " +
+                     std::to_string(attn::detail::dtype_value(arg.dtype)));
+    }
+    for (int d = 0; d < arg.rank; ++d) {
+      if (arg.fixed_shape[d] < 0) {
+        return problem(which + " ('" + arg.name + "') has a negative size in dim " + std::to_string(d));
+      }
+    }
+    for (int j = 0; j < i; ++j) {
+      if (std::string_view(desc.args[j].name) == arg.name) {
+        return problem(std::string("argument name '") + arg.name + "' appears twice");
+      }
+    }
+  }
+  return true;
+}
+
+attn_status unknown_kernel(const char *id, const std::vector<const attn_kernel *> &known, const char *where) {
+  if (known.empty()) return fail(ATTN_ERR_UNKNOWN_KERNEL, "no kernel '%s': no kernels are %s", id, where);
+  constexpr size_t listed_at_most = 10;
+  std::string list;
+  for (size_t i = 0; i < known.size() && i < listed_at_most; ++i) {
+    if (i > 0) list += ", ";
+    list += known[i]->desc->id;
+  }
+  if (known.size() > listed_at_most) {
+    list += ", and " + std::to_string(known.size() - listed_at_most) + " more";
+  }
+  return fail(ATTN_ERR_UNKNOWN_KERNEL, "no kernel '%s' %s (known: %s)", id, where, list.c_str());
+}
+
+}  // namespace attn::detail
+
+extern "C" void attn_register_kernel(const attn_kernel_desc *desc) {
+  // Only abi_version and id may be read from a table of another ABI version.
+  if (desc == nullptr || desc->id == nullptr) return;
+  const char *id = desc->id;
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const auto &kernel : r.kernels) {
+    // The same entry registered twice (e.g. linked into two objects) is harmless; a second,
+    // different table for an id already taken loses: the first registration wins.
+    if (kernel->desc == desc || std::string_view(kernel->desc->id) == id) return;
+  }
+  if (desc->abi_version != ATTN_ABI_VERSION) {
+    r.refused.push_back({id, "kernel '" + std::string(id) + "' was built for attnc abi version " +
+                                 std::to_string(desc->abi_version) + ", this runtime supports " +
+                                 std::to_string(ATTN_ABI_VERSION) + "; regenerate it"});
+    return;
+  }
+  std::string why;
+  if (!attn::detail::desc_is_well_formed(*desc, &why)) {
+    r.refused.push_back({id, "kernel '" + std::string(id) + "' was refused: its table is malformed: " + why});
+    return;
+  }
+  r.kernels.push_back(std::make_unique<attn_kernel>(attn_kernel{desc}));
+}
+
+extern "C" attn_status attn_find_kernel(const char *id, const attn_kernel **out) {
+  if (out == nullptr) return attn::detail::fail(ATTN_ERR_INVALID_ARGUMENT, "out is null");
+  *out = nullptr;
+  if (id == nullptr) return attn::detail::fail(ATTN_ERR_INVALID_ARGUMENT, "kernel id is null");
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<const attn_kernel *> known;
+  for (const auto &kernel : r.kernels) {
+    if (std::string_view(kernel->desc->id) == id) {
+      *out = kernel.get();
+      return ATTN_OK;
+    }
+    known.push_back(kernel.get());
+  }
+  for (const Refused &refused : r.refused) {
+    if (refused.id == id) return attn::detail::fail(ATTN_ERR_ABI_MISMATCH, "%s", refused.message.c_str());
+  }
+  return attn::detail::unknown_kernel(id, known, "linked into this application");
+}
+
+extern "C" int attn_kernel_count(void) {
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  return static_cast<int>(r.kernels.size());
+}
+
+extern "C" const attn_kernel *attn_kernel_at(int index) {
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  if (index < 0 || static_cast<size_t>(index) >= r.kernels.size()) return nullptr;
+  return r.kernels[static_cast<size_t>(index)].get();
+}
+
+extern "C" const char *attn_kernel_id(const attn_kernel *kernel) {
+  const attn_kernel_desc *desc = desc_of(kernel);
+  return desc == nullptr ? "" : desc->id;
+}
+
+extern "C" const char *attn_kernel_spec(const attn_kernel *kernel) {
+  const attn_kernel_desc *desc = desc_of(kernel);
+  return desc == nullptr ? "" : desc->spec;
+}
+
+extern "C" const char *attn_kernel_target(const attn_kernel *kernel) {
+  const attn_kernel_desc *desc = desc_of(kernel);
+  return desc == nullptr ? "" : desc->target;
+}
+
+extern "C" int attn_kernel_arg_count(const attn_kernel *kernel) {
+  const attn_kernel_desc *desc = desc_of(kernel);
+  return desc == nullptr ? 0 : desc->arg_count;
+}
+
+extern "C" attn_status attn_kernel_arg(const attn_kernel *kernel, int index, attn_arg_info *out) {
+  const attn_kernel_desc *desc = desc_of(kernel);
+  if (desc == nullptr) return attn::detail::fail(ATTN_ERR_INVALID_ARGUMENT, "kernel is null");
+  if (out == nullptr) return attn::detail::fail(ATTN_ERR_INVALID_ARGUMENT, "out is null");
+  if (index < 0 || index >= desc->arg_count) {
+    return attn::detail::fail(ATTN_ERR_INVALID_ARGUMENT,
+                              "kernel '%s': argument index %d is out of range, valid are 0..%d", desc->id,
+                              index, desc->arg_count - 1);
+  }
+  *out = desc->args[index];
+  return ATTN_OK;
+}

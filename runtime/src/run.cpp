@@ -1,0 +1,42 @@
+// run.cpp: runs a kernel on checked tensors and turns Halide's errors into statuses.
+#include <string>
+
+#include "kernel_internal.h"
+#include "status_internal.h"
+#include "tensor_check.h"
+
+using attn::detail::fail;
+
+extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count) {
+  if (kernel == nullptr || kernel->desc == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel is null");
+  const attn_kernel_desc &desc = *kernel->desc;
+  if (arg_count < 0) {
+    return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel '%s': arg_count is %d, must be at least 0", desc.id,
+                arg_count);
+  }
+  if (args == nullptr && arg_count > 0) {
+    return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel '%s': args is null but arg_count is %d", desc.id,
+                arg_count);
+  }
+  attn::detail::CallBuffers buffers;
+  if (attn_status s = attn::detail::check_call(desc, args, arg_count, &buffers); s != ATTN_OK) return s;
+
+  attn_call_context context{};
+  const int result = desc.run(&context, buffers.pointers.data());
+  if (result == 0) return ATTN_OK;
+  if (context.has_error) {
+    return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: %s", desc.id, context.message);
+  }
+  return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: kernel returned Halide error %d", desc.id, result);
+}
+
+extern "C" attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads) {
+  if (kernel == nullptr || kernel->desc == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel is null");
+  if (threads < 0) {
+    return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel '%s': threads is %d, must be 0 (one per core) or more",
+                kernel->desc->id, threads);
+  }
+  // A kernel without its own pool (single-threaded schedules) has nothing to set.
+  if (kernel->desc->set_num_threads != nullptr) kernel->desc->set_num_threads(threads);
+  return ATTN_OK;
+}

@@ -1,0 +1,290 @@
+// tensor_check.cpp: validates tensors dim by dim and translates them to halide_buffer_t.
+#include "tensor_check.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "status_internal.h"
+
+namespace {
+
+using attn::detail::fail;
+
+constexpr int64_t int32_max = INT32_MAX;
+
+// A runtime size ("B", "Sq", ...) as the first tensor that named it set it.
+struct RuntimeSize {
+  const char *name;
+  int64_t value;
+  const char *set_by;
+};
+
+struct Sizes {
+  std::vector<RuntimeSize> entries;
+
+  const RuntimeSize *find(const char *name) const {
+    for (const RuntimeSize &entry : entries) {
+      if (std::strcmp(entry.name, name) == 0) return &entry;
+    }
+    return nullptr;
+  }
+  void add(const char *name, int64_t value, const char *set_by) { entries.push_back({name, value, set_by}); }
+};
+
+// "dim 3 (head_dim)" when the kernel names the dim, "dim 3" otherwise.
+std::string dim_label(const attn_arg_info &info, int dim) {
+  std::string label = "dim " + std::to_string(dim);
+  const char *name = info.dim_names[dim];
+  if (name != nullptr && name[0] != '\0') label += std::string(" (") + name + ")";
+  return label;
+}
+
+std::string arg_list(const attn_kernel_desc &desc) {
+  std::string list;
+  for (int i = 0; i < desc.arg_count; ++i) {
+    if (i > 0) list += ", ";
+    list += desc.args[i].name;
+  }
+  return list;
+}
+
+const char *runtime_name(const attn_arg_info &info, int dim) {
+  const char *name = info.dim_names[dim];
+  return info.fixed_shape[dim] == 0 && name != nullptr && name[0] != '\0' ? name : nullptr;
+}
+
+attn_status check_names(const attn_kernel_desc &desc, const attn_arg *args, int arg_count,
+                        const attn_arg **by_desc_index) {
+  for (int i = 0; i < desc.arg_count; ++i) by_desc_index[i] = nullptr;
+  for (int a = 0; a < arg_count; ++a) {
+    const char *name = args[a].name;
+    if (name == nullptr) {
+      return fail(ATTN_ERR_UNKNOWN_TENSOR, "argument %d has a null name (kernel '%s' takes %s)", a, desc.id,
+                  arg_list(desc).c_str());
+    }
+    int index = -1;
+    for (int i = 0; i < desc.arg_count && index < 0; ++i) {
+      if (std::strcmp(desc.args[i].name, name) == 0) index = i;
+    }
+    if (index < 0) {
+      return fail(ATTN_ERR_UNKNOWN_TENSOR, "kernel '%s' takes no tensor '%s' (it takes %s)", desc.id, name,
+                  arg_list(desc).c_str());
+    }
+    if (by_desc_index[index] != nullptr) {
+      return fail(ATTN_ERR_UNKNOWN_TENSOR, "tensor '%s' is given twice (arguments %d and %d)", name,
+                  static_cast<int>(by_desc_index[index] - args), a);
+    }
+    by_desc_index[index] = &args[a];
+  }
+  for (int i = 0; i < desc.arg_count; ++i) {
+    if (by_desc_index[i] == nullptr) {
+      return fail(ATTN_ERR_MISSING_TENSOR, "tensor '%s' is missing (kernel '%s' takes %s)", desc.args[i].name,
+                  desc.id, arg_list(desc).c_str());
+    }
+  }
+  return ATTN_OK;
+}
+
+attn_status check_shape(const attn_arg_info &info, const attn_tensor &t, Sizes *sizes) {
+  const char *name = info.name;
+  if (t.rank < 1 || t.rank > ATTN_MAX_RANK) {
+    return fail(ATTN_ERR_RANK, "tensor '%s' has rank %d, valid ranks are 1..%d (kernel expects %d)", name,
+                t.rank, ATTN_MAX_RANK, info.rank);
+  }
+  if (t.shape == nullptr) return fail(ATTN_ERR_RANK, "tensor '%s' has a null shape", name);
+  if (t.rank != info.rank) {
+    return fail(ATTN_ERR_RANK, "tensor '%s' has rank %d, kernel expects %d", name, t.rank, info.rank);
+  }
+  int64_t elements = 1;
+  for (int d = 0; d < t.rank; ++d) {
+    const int64_t size = t.shape[d];
+    const std::string dim = dim_label(info, d);
+    if (size < 1) {
+      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", sizes must be at least 1", name,
+                  dim.c_str(), size);
+    }
+    if (size > int32_max) {
+      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", sizes must be at most %" PRId64, name,
+                  dim.c_str(), size, int32_max);
+    }
+    if (info.fixed_shape[d] > 0 && size != info.fixed_shape[d]) {
+      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", kernel expects %" PRId64, name,
+                  dim.c_str(), size, info.fixed_shape[d]);
+    }
+    if (const char *runtime = runtime_name(info, d)) {
+      if (const RuntimeSize *seen = sizes->find(runtime)) {
+        if (seen->value != size) {
+          return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", but tensor '%s' set %s to %" PRId64,
+                      name, dim.c_str(), size, seen->set_by, runtime, seen->value);
+        }
+      } else {
+        sizes->add(runtime, size, name);
+      }
+    }
+    // Both factors are at most int32_max, so the product cannot overflow before the check.
+    elements *= size;
+    if (elements > int32_max) {
+      return fail(ATTN_ERR_SHAPE,
+                  "tensor '%s' has more than %" PRId64
+                  " elements (counting up to %s), kernels "
+                  "address at most %" PRId64,
+                  name, int32_max, dim.c_str(), int32_max);
+    }
+  }
+  return ATTN_OK;
+}
+
+// Fills strides (outermost first) with the caller's strides, or row-major ones when null.
+attn_status check_strides(const attn_arg_info &info, const attn_tensor &t, int64_t *strides) {
+  const char *name = info.name;
+  if (t.strides == nullptr) {
+    int64_t stride = 1;
+    for (int d = t.rank - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= t.shape[d];
+    }
+    return ATTN_OK;
+  }
+  for (int d = 0; d < t.rank; ++d) strides[d] = t.strides[d];
+  const int inner = t.rank - 1;
+  if (strides[inner] != 1) {
+    return fail(ATTN_ERR_STRIDE,
+                "tensor '%s': innermost %s has stride %" PRId64 ", kernel expects 1 (contiguous)", name,
+                dim_label(info, inner).c_str(), strides[inner]);
+  }
+  int64_t span = 0;
+  for (int d = 0; d < t.rank; ++d) {
+    const std::string dim = dim_label(info, d);
+    if (strides[d] < 0) {
+      return fail(ATTN_ERR_STRIDE, "tensor '%s': %s has stride %" PRId64 ", strides must be at least 0", name,
+                  dim.c_str(), strides[d]);
+    }
+    // Halide addresses buffers with 32-bit offsets: every extent * stride must fit.
+    if (strides[d] > int32_max || t.shape[d] * strides[d] > int32_max) {
+      return fail(ATTN_ERR_STRIDE,
+                  "tensor '%s': %s has size %" PRId64 " and stride %" PRId64
+                  ", their product must be at most %" PRId64,
+                  name, dim.c_str(), t.shape[d], strides[d], int32_max);
+    }
+    span += (t.shape[d] - 1) * strides[d];
+  }
+  if (span >= int32_max) {
+    return fail(ATTN_ERR_STRIDE, "tensor '%s' spans %" PRId64 " elements, kernels address at most %" PRId64,
+                name, span + 1, int32_max);
+  }
+  return ATTN_OK;
+}
+
+// An output must give every element its own address, or two results would race for one.
+attn_status check_no_overlap(const attn_arg_info &info, const attn_tensor &t, const int64_t *strides) {
+  int order[ATTN_MAX_RANK];
+  int count = 0;
+  for (int d = 0; d < t.rank; ++d) {
+    if (t.shape[d] > 1) order[count++] = d;  // a size-1 dim never overlaps anything
+  }
+  std::stable_sort(order, order + count,
+                   [&](int a, int b) { return strides[a] != strides[b] ? strides[a] < strides[b] : a > b; });
+  if (count > 0 && strides[order[0]] == 0) {
+    return fail(ATTN_ERR_STRIDE,
+                "output tensor '%s' overlaps itself: %s has size %" PRId64
+                " and stride 0; outputs need a distinct element for every index",
+                info.name, dim_label(info, order[0]).c_str(), t.shape[order[0]]);
+  }
+  for (int i = 1; i < count; ++i) {
+    const int inner = order[i - 1], outer = order[i];
+    const int64_t needed = strides[inner] * t.shape[inner];
+    if (strides[outer] < needed) {
+      return fail(ATTN_ERR_STRIDE,
+                  "output tensor '%s' overlaps itself: %s has stride %" PRId64 ", but %s has size %" PRId64
+                  " and stride %" PRId64 ", so the next stride must be at least %" PRId64,
+                  info.name, dim_label(info, outer).c_str(), strides[outer], dim_label(info, inner).c_str(),
+                  t.shape[inner], strides[inner], needed);
+    }
+  }
+  return ATTN_OK;
+}
+
+halide_type_t halide_type_of(attn_dtype dtype) {
+  halide_type_t type;
+  type.lanes = 1;
+  switch (dtype) {
+    case ATTN_F32:
+      type.code = halide_type_float;
+      type.bits = 32;
+      break;
+    case ATTN_F16:
+      type.code = halide_type_float;
+      type.bits = 16;
+      break;
+    case ATTN_BF16:
+      type.code = halide_type_bfloat;
+      type.bits = 16;
+      break;
+    case ATTN_I32:
+      type.code = halide_type_int;
+      type.bits = 32;
+      break;
+    case ATTN_U8:
+      type.code = halide_type_uint;
+      type.bits = 8;
+      break;
+  }
+  return type;
+}
+
+// Caller order is outermost first; Halide's dim[0] is the innermost.
+void build_buffer(const attn_tensor &t, const int64_t *strides, halide_dimension_t *dims,
+                  halide_buffer_t *buffer) {
+  *buffer = halide_buffer_t();
+  buffer->host = static_cast<uint8_t *>(t.data);
+  buffer->type = halide_type_of(t.dtype);
+  buffer->dimensions = t.rank;
+  buffer->dim = dims;
+  for (int d = 0; d < t.rank; ++d) {
+    const int caller = t.rank - 1 - d;
+    dims[d] =
+        halide_dimension_t(0, static_cast<int32_t>(t.shape[caller]), static_cast<int32_t>(strides[caller]));
+  }
+}
+
+}  // namespace
+
+namespace attn::detail {
+
+attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int arg_count, CallBuffers *out) {
+  std::vector<const attn_arg *> given(static_cast<size_t>(desc.arg_count));
+  if (attn_status s = check_names(desc, args, arg_count, given.data()); s != ATTN_OK) return s;
+
+  std::vector<int64_t> strides(static_cast<size_t>(desc.arg_count) * ATTN_MAX_RANK);
+  Sizes sizes;
+  for (int i = 0; i < desc.arg_count; ++i) {
+    const attn_arg_info &info = desc.args[i];
+    const attn_tensor &t = given[i]->tensor;
+    if (t.data == nullptr) return fail(ATTN_ERR_NULL_DATA, "tensor '%s' has a null data pointer", info.name);
+    if (dtype_value(t.dtype) != dtype_value(info.dtype)) {
+      return fail(ATTN_ERR_DTYPE, "tensor '%s' has dtype %s, kernel expects %s", info.name,
+                  dtype_name(dtype_value(t.dtype)), dtype_name(info.dtype));
+    }
+    if (attn_status s = check_shape(info, t, &sizes); s != ATTN_OK) return s;
+    int64_t *own = &strides[static_cast<size_t>(i) * ATTN_MAX_RANK];
+    if (attn_status s = check_strides(info, t, own); s != ATTN_OK) return s;
+    if (info.is_output) {
+      if (attn_status s = check_no_overlap(info, t, own); s != ATTN_OK) return s;
+    }
+  }
+
+  out->dims.assign(static_cast<size_t>(desc.arg_count) * ATTN_MAX_RANK, halide_dimension_t());
+  out->buffers.assign(static_cast<size_t>(desc.arg_count), halide_buffer_t());
+  out->pointers.assign(static_cast<size_t>(desc.arg_count), nullptr);
+  for (int i = 0; i < desc.arg_count; ++i) {
+    build_buffer(given[i]->tensor, &strides[static_cast<size_t>(i) * ATTN_MAX_RANK],
+                 &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK], &out->buffers[i]);
+    out->pointers[i] = &out->buffers[i];
+  }
+  return ATTN_OK;
+}
+
+}  // namespace attn::detail

@@ -1,0 +1,23 @@
+// tensor_check.h: checks one call's tensors against a kernel table and builds its Halide buffers.
+#pragma once
+
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "attn/kernel_abi.h"
+
+namespace attn::detail {
+
+// What desc->run takes: pointers[i] is &buffers[i], the buffer of desc.args[i]. Built only
+// after every check passed; dims holds ATTN_MAX_RANK entries per argument, innermost first.
+struct CallBuffers {
+  std::vector<halide_dimension_t> dims;
+  std::vector<halide_buffer_t> buffers;
+  std::vector<void *> pointers;
+};
+
+// Checks names, presence, data, dtype, rank, sizes and strides of every tensor, in the kernel's
+// argument order, recording the first problem as the thread's error. out is filled on ATTN_OK.
+attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int arg_count, CallBuffers *out);
+
+}  // namespace attn::detail

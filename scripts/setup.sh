@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what attnc needs to build on a fresh Debian 12 machine; safe to re-run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="$root/.venv"
+halide_version=21.0.0
+
+if [ ! -f /usr/include/doctest/doctest.h ] && [ ! -f /usr/include/doctest.h ]; then
+  echo "setup: installing doctest-dev from Debian"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq doctest-dev g++ make >/dev/null
+fi
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup: creating $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('halide') == '$halide_version' else 1)" 2>/dev/null \
+   || [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || ! "$venv/bin/python" -c "import numpy" 2>/dev/null; then
+  echo "setup: installing halide==$halide_version, cmake, ninja and numpy into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "halide==$halide_version" "cmake>=3.28" ninja numpy
+fi

@@ -1,0 +1,87 @@
+// kernel_id_test.cpp: kernel ids: exact forms, what is and is not part of them, distinctness, length.
+#include "attn/kernel_id.h"
+
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <map>
+#include <string>
+
+#include "spec_cases.h"
+
+namespace {
+
+constexpr attn::Spec gpt2 = attn::attention().with_d_model(768).with_heads(12);
+constexpr attn::Spec core64 = attn::attention().with_heads(8).with_head_dim(64);
+
+bool is_c_identifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (const char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+TEST_CASE("the documented examples") {
+  CHECK(attn::kernel_id(attn::attention().with_heads(12).with_head_dim(64).causal()) ==
+        "attn_core_h12_kv12_d64_f32_causal");
+  CHECK(attn::kernel_id(gpt2.block().fused_qkv().with_proj_bias().causal()) ==
+        "attn_block_m768_h12_kv12_d64_f32_causal_fused_bias");
+}
+
+TEST_CASE("each field's part of the id") {
+  CHECK(attn::kernel_id(gpt2) == "attn_core_h12_kv12_d64_f32");
+  CHECK(attn::kernel_id(gpt2.block()) == "attn_block_m768_h12_kv12_d64_f32_sep");
+  CHECK(attn::kernel_id(gpt2.block().with_proj_bias()) == "attn_block_m768_h12_kv12_d64_f32_sep_bias");
+  CHECK(attn::kernel_id(gpt2.with_kv_heads(4)) == "attn_core_h12_kv4_d64_f32");
+  CHECK(attn::kernel_id(core64.with_head_dim_v(128)) == "attn_core_h8_kv8_d64_dv128_f32");
+  CHECK(attn::kernel_id(gpt2.with_scale(0.1f)) == "attn_core_h12_kv12_d64_f32_s3dcccccd");
+  CHECK(attn::kernel_id(gpt2.block().fused_qkv().with_scale(2.0f)) ==
+        "attn_block_m768_h12_kv12_d64_f32_fused_s40000000");
+}
+
+TEST_CASE("mask slugs") {
+  CHECK(attn::kernel_id(core64.with_mask(attn::window(128, 0))) == "attn_core_h8_kv8_d64_f32_win128x0");
+  CHECK(attn::kernel_id(core64.with_mask(attn::window(-1, 4))) == "attn_core_h8_kv8_d64_f32_wininfx4");
+  CHECK(attn::kernel_id(core64.with_mask(attn::window(128, 0) & attn::causal())) ==
+        "attn_core_h8_kv8_d64_f32_and_win128x0_causal");
+  CHECK(attn::kernel_id(core64.with_mask((attn::window(256, 256) | attn::causal()) & attn::window(-1, 4))) ==
+        "attn_core_h8_kv8_d64_f32_and_or_win256x256_causal_wininfx4");
+}
+
+TEST_CASE("specs that resolve alike share an id; the name is not part of it") {
+  const std::string id = attn::kernel_id(gpt2.causal());
+  CHECK(attn::kernel_id(attn::attention().with_heads(12).with_head_dim(64).causal()) == id);
+  CHECK(attn::kernel_id(gpt2.with_kv_heads(12).with_head_dim_v(64).causal()) == id);
+  CHECK(attn::kernel_id(gpt2.with_mask(attn::window(-1, 0))) == id);
+  CHECK(attn::kernel_id(gpt2.causal().named("gpt2")) == id);
+  CHECK(attn::kernel_id(gpt2.causal().with_scale(0.125f)) == id);  // the default scale, written out
+}
+
+TEST_CASE("ids over the table are distinct C identifiers of at most 120 characters") {
+  std::map<std::string, const char *> seen;
+  for (const attn_test::SpecCase &c : attn_test::spec_cases) {
+    const std::string id = attn::kernel_id(c.spec);
+    CAPTURE(c.label);
+    CAPTURE(id);
+    CHECK(is_c_identifier(id));
+    CHECK(id.size() <= 120);
+    const auto inserted = seen.emplace(id, c.label);
+    const char *first_with_id = inserted.first->second;
+    CAPTURE(first_with_id);
+    CHECK(inserted.second);
+  }
+}
+
+TEST_CASE("long ids keep 100 characters and a hash of the whole") {
+  const attn::Mask wide = (attn::window(1000000, 2000000) | attn::window(3000000, 4000000)) &
+                          (attn::window(5000000, 6000000) | attn::window(7000000, 8000000));
+  const std::string id = attn::kernel_id(core64.with_mask(wide & attn::causal()));
+  CAPTURE(id);
+  CHECK(id.size() == 117);
+  CHECK(id.rfind("attn_core_h8_kv8_d64_f32_and_and_or_win1000000x2000000_win3000000x4000000_or_", 0) == 0);
+  CHECK(id[100] == '_');
+  CHECK(id.find_first_not_of("0123456789abcdef", 101) == std::string::npos);
+  CHECK(attn::kernel_id(core64.with_mask(wide & attn::window(-1, 1))) != id);  // differs after 100 chars
+}
+
+}  // namespace

@@ -1,0 +1,60 @@
+// spec_cases.h: one table of valid specs covering every text and kernel-id feature, for the DSL tests.
+#pragma once
+
+#include "attn/spec.h"
+
+namespace attn_test {
+
+struct SpecCase {
+  const char *label;  // printed with CAPTURE when a case fails
+  attn::Spec spec;
+};
+
+namespace detail {
+constexpr attn::Spec gpt2 = attn::attention().with_d_model(768).with_heads(12);
+constexpr attn::Spec core64 = attn::attention().with_heads(8).with_head_dim(64);
+constexpr attn::Mask w128 = attn::window(128, 0);
+constexpr attn::Mask w4 = attn::window(4, 4);
+}  // namespace detail
+
+// Pairwise distinct kernels: no two cases compute the same thing.
+inline constexpr SpecCase spec_cases[] = {
+    {"core, no mask", detail::gpt2},
+    {"core, causal", detail::gpt2.causal()},
+    {"core, named", detail::gpt2.named("gpt2-small_v2").with_mask(attn::window(3, 1))},
+    {"core, head_dim only", detail::core64},
+    {"core, gqa", attn::attention().with_d_model(4096).with_heads(32).with_kv_heads(8).causal()},
+    {"core, mqa", attn::attention().with_heads(16).with_kv_heads(1).with_head_dim(128)},
+    {"core, head_dim_v differs", detail::core64.with_head_dim_v(128)},
+    {"core, d_model and head_dim both set", detail::gpt2.with_head_dim(32)},
+    {"core, explicit scale", detail::gpt2.with_scale(0.1f)},
+    {"core, tiny scale", detail::core64.with_scale(1e-30f)},
+    {"core, huge scale", detail::core64.with_scale(1e30f)},
+    {"core, sliding window", detail::core64.with_mask(detail::w128)},
+    {"core, anti-causal", detail::core64.with_mask(attn::window(0, -1))},
+    {"core, unbounded window", detail::core64.with_mask(attn::window(-1, -1))},
+    {"core, window and causal", detail::core64.with_mask(detail::w128 &attn::causal())},
+    {"core, causal and window", detail::core64.with_mask(attn::causal() & detail::w128)},
+    {"core, window or causal", detail::core64.with_mask(detail::w128 | attn::causal())},
+    {"core, (a|b)&c",
+     detail::core64.with_mask((attn::window(256, 256) | attn::causal()) & attn::window(-1, 4))},
+    {"core, a|b&c", detail::core64.with_mask(detail::w4 | (attn::causal() & detail::w128))},
+    {"core, (a|b)|c", detail::core64.with_mask((detail::w4 | detail::w128) | attn::causal())},
+    {"core, a|(b|c)", detail::core64.with_mask(detail::w4 | (detail::w128 | attn::causal()))},
+    {"core, a&(b&c)", detail::core64.with_mask(detail::w4 &(detail::w128 &attn::causal()))},
+    {"core, long id",
+     detail::core64.with_head_dim_v(96).with_scale(0.3f).with_mask(
+         (attn::window(1000000, 2000000) | attn::window(3000000, 4000000)) &
+         (attn::window(5000000, 6000000) | attn::window(7000000, 8000000)) & attn::causal())},
+    {"block, separate", detail::gpt2.block()},
+    {"block, fused", detail::gpt2.block().fused_qkv()},
+    {"block, fused bias causal", detail::gpt2.block().fused_qkv().with_proj_bias().causal()},
+    {"block, separate bias", detail::gpt2.block().with_proj_bias()},
+    {"block, gqa window",
+     attn::attention().with_d_model(2048).with_heads(16).with_kv_heads(4).block().with_mask(detail::w128)},
+    {"block, head_dim override", detail::gpt2.block().with_head_dim(32).with_head_dim_v(48)},
+    {"block, mqa scale",
+     attn::attention().with_d_model(512).with_heads(8).with_kv_heads(1).block().with_scale(2.0f)},
+};
+
+}  // namespace attn_test

@@ -1,0 +1,124 @@
+// The core form against the fp64 reference: every sweep spec over batch, query and key lengths.
+#include <doctest/doctest.h>
+
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel_test_support.h"
+#include "sweep_specs.h"
+
+namespace {
+
+using namespace attnc::test;
+
+struct CoreCase {
+  std::string spec;
+  int batch;
+  int seq_q;
+  int seq_k;
+  bool padded;  // outer strides larger than dense
+};
+
+std::ostream &operator<<(std::ostream &os, const CoreCase &c) {
+  return os << "{\"" << c.spec << "\", B=" << c.batch << ", Sq=" << c.seq_q << ", Sk=" << c.seq_k
+            << (c.padded ? ", padded strides}" : ", dense}");
+}
+
+// Lengths around the CPU tiles (queries 16 / 32, keys 48 / 64) and their edges.
+constexpr int lengths[] = {1, 2, 17, 48, 63, 64, 65, 97, 127, 129};
+
+// Long sequences, where they are cheap for the reference: small heads, decode, chunked prefill,
+// and more queries than keys (whole rows masked under causal and windowed masks).
+const CoreCase long_cases[] = {
+    {"heads=2 head_dim=16 mask=none", 3, 1000, 1000, false},
+    {"heads=2 head_dim=16 mask=none", 1, 17, 1000, true},
+    {"heads=2 head_dim=16 mask=none", 2, 1000, 2, false},
+    {"heads=2 head_dim=16 mask=causal", 1, 1000, 1000, false},
+    {"heads=2 head_dim=16 mask=causal", 2, 1, 1000, true},
+    {"heads=2 head_dim=16 mask=causal", 1, 129, 1000, false},
+    {"heads=2 head_dim=16 mask=causal", 1, 1000, 129, true},
+    {"heads=2 head_dim=32 mask=none", 1, 1000, 1000, true},
+    {"heads=2 head_dim=128 mask=causal", 1, 1000, 1000, false},
+    {"heads=3 head_dim=80 mask=none", 2, 1, 1000, false},
+    {"heads=3 head_dim=80 mask=none", 1, 1000, 17, true},
+    {"heads=4 kv_heads=2 head_dim=64 mask=causal", 1, 1000, 1000, false},
+    {"heads=4 kv_heads=1 head_dim=32 mask=none", 1, 1000, 1000, true},
+    {"heads=3 kv_heads=1 head_dim=32 mask=causal", 1, 65, 1000, false},
+    {"heads=2 head_dim=32 mask=window(16,0)", 2, 1000, 1000, false},
+    {"heads=2 head_dim=32 mask=window(16,0)", 1, 64, 1000, true},
+    {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 1, 1000, 1000, false},
+    {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 1, 1000, 65, true},
+    {"heads=2 head_dim=16 mask=window(2,0)", 1, 1000, 1000, true},
+    {"heads=2 head_dim=16 mask=(window(16,0)|window(0,3))&window(4,-1)", 1, 1000, 1000, true},
+    {"heads=2 head_dim=16 mask=(window(16,0)|window(0,3))&window(4,-1)", 2, 1000, 127, false},
+};
+
+// The one table: every spec over every (Sq, Sk) pair of lengths, batch and padding rotating so
+// each spec sees B = 1, 2, 3 and both layouts; then the long cases.
+std::vector<CoreCase> core_cases() {
+  std::vector<CoreCase> cases;
+  int spec_index = 0;
+  for (const char *spec : core_specs) {
+    int n = spec_index++;
+    for (int seq_q : lengths)
+      for (int seq_k : lengths) {
+        cases.push_back({spec, 1 + n % 3, seq_q, seq_k, n % 4 == 1});
+        ++n;
+      }
+  }
+  cases.insert(cases.end(), std::begin(long_cases), std::end(long_cases));
+  // 1000 against every length, both ways round, for a causal and a windowed mask (small heads).
+  for (const char *spec : {"heads=2 head_dim=16 mask=causal", "heads=2 head_dim=16 mask=window(2,0)"}) {
+    int n = 0;
+    for (int length : lengths) {
+      cases.push_back({spec, 1 + n % 2, 1000, length, n % 3 == 0});
+      cases.push_back({spec, 1, length, 1000, n % 3 == 1});
+      ++n;
+    }
+  }
+  return cases;
+}
+
+void check_case(const CoreCase &c, float q_gain = 1.0f) {
+  CAPTURE(c);
+  const attn::Spec spec = parse(c.spec);
+  const attn_kernel *kernel = find_kernel(spec);
+  REQUIRE(kernel != nullptr);
+  std::mt19937 rng(static_cast<unsigned>(c.batch * 1000003 + c.seq_q * 1009 + c.seq_k));
+  Call call = make_core_call(spec, c.batch, c.seq_q, c.seq_k, c.padded, rng);
+  if (q_gain != 1.0f) {
+    Tensor &q = call.tensors.at("q");
+    for (int64_t n = 0; n < q.elements(); ++n) q.logical(n) *= q_gain;
+  }
+  const attn_status status = call.run(kernel);
+  INFO("attn_run: ", status_name(status), ": ", last_error());
+  REQUIRE(status == ATTN_OK);
+  const Comparison result = compare(call.tensors.at("out"), expected_result(spec, call));
+  CAPTURE(result);
+  CHECK(result.pass());
+}
+
+TEST_CASE("the sweep specs are the linked kernels") {
+  const SpecListDrift drift = spec_list_drift();
+  CHECK_MESSAGE(drift.missing.empty(), "listed in sweep_specs.h, not linked: ", drift.missing.size());
+  for (const std::string &id : drift.missing) MESSAGE("not linked: ", id);
+  CHECK_MESSAGE(drift.unlisted.empty(), "linked, not in sweep_specs.h: ", drift.unlisted.size());
+  for (const std::string &id : drift.unlisted) MESSAGE("not listed: ", id);
+}
+
+TEST_CASE("core kernels match the fp64 reference") {
+  for (const CoreCase &c : core_cases()) check_case(c);
+}
+
+TEST_CASE("core kernels keep large scores finite and accurate") {
+  // q scaled up: scores in the tens, where an unguarded exp overflows and the softmax is nearly
+  // one-hot.
+  for (const char *spec : core_specs) {
+    check_case({spec, 2, 65, 129, false}, 16.0f);
+    check_case({spec, 1, 129, 97, true}, 16.0f);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,75 @@
+// A kernel built for the x86 dispatch set runs on this CPU (whichever variant it picks) and is right.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/kernel_id.h"
+#include "attn/spec_text.h"
+#include "kernel_test_support.h"
+
+namespace {
+
+using namespace attnc::test;
+
+constexpr const char *dispatch_spec = "heads=2 kv_heads=1 head_dim=48 mask=causal";
+
+std::vector<std::string> split_targets(const std::string &list) {
+  std::vector<std::string> targets;
+  std::stringstream in(list);
+  for (std::string t; std::getline(in, t, ',');) targets.push_back(t);
+  return targets;
+}
+
+TEST_CASE("the dispatch kernel lists its variants") {
+  const attn_kernel *kernel = find_kernel(parse(dispatch_spec));
+  REQUIRE(kernel != nullptr);
+  const std::string listed = attn_kernel_target(kernel);
+  CAPTURE(listed);
+  const std::vector<std::string> targets = split_targets(listed);
+  const std::string configured = ATTNC_DISPATCH_TARGETS;
+#if defined(__x86_64__)
+  if (configured == "host" || configured == "x86") {
+    // AVX-512 variants first, then AVX2, then baseline x86-64: the most capable this CPU runs wins.
+    CHECK(targets.size() >= 3);
+    CHECK(listed.find("avx512") != std::string::npos);
+    CHECK(listed.find("avx2") != std::string::npos);
+    CHECK(targets.back().find("avx") == std::string::npos);
+  }
+#endif
+  CHECK(!targets.empty());
+  // The spec it reports names the same kernel.
+  const attn::ParseResult reported = attn::parse_spec(attn_kernel_spec(kernel));
+  REQUIRE(reported.ok);
+  CHECK(attn::kernel_id(reported.spec) == attn::kernel_id(parse(dispatch_spec)));
+}
+
+TEST_CASE("the dispatch kernel matches the fp64 reference") {
+  const attn::Spec spec = parse(dispatch_spec);
+  const attn_kernel *kernel = find_kernel(spec);
+  REQUIRE(kernel != nullptr);
+  struct Lengths {
+    int batch, seq_q, seq_k;
+    bool padded;
+  };
+  for (const Lengths l :
+       {Lengths{1, 1, 1, false}, Lengths{2, 17, 63, true}, Lengths{3, 65, 64, false},
+        Lengths{1, 129, 127, true}, Lengths{2, 1, 300, false}, Lengths{1, 300, 300, false}}) {
+    CAPTURE(l.batch);
+    CAPTURE(l.seq_q);
+    CAPTURE(l.seq_k);
+    CAPTURE(l.padded);
+    std::mt19937 rng(static_cast<unsigned>(l.seq_q * 7 + l.seq_k));
+    Call call = make_core_call(spec, l.batch, l.seq_q, l.seq_k, l.padded, rng);
+    const attn_status status = call.run(kernel);
+    INFO(last_error());
+    REQUIRE(status == ATTN_OK);
+    const Comparison result = compare(call.tensors.at("out"), expected_result(spec, call));
+    CAPTURE(result);
+    CHECK(result.pass());
+  }
+}
+
+}  // namespace

@@ -1,0 +1,421 @@
+// attn-run: runs a kernel of a generated shared library on .npy files, and benchmarks it.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "attn/runtime.h"
+#include "flops.h"
+#include "npy.h"
+
+namespace {
+
+constexpr int exit_error = 1;
+constexpr int exit_usage = 2;
+
+constexpr const char *usage_text =
+    "usage: attn-run LIB --list\n"
+    "       attn-run LIB --kernel ID --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]\n"
+    "                [--threads N] [--bench [--json] [--warmup N] [--runs N]]\n";
+
+struct NamedFile {
+  std::string name, path;
+};
+
+struct Options {
+  std::string library;
+  std::string kernel;
+  std::vector<NamedFile> inputs, outputs;
+  std::optional<int> threads;
+  bool list = false, bench = false, json = false;
+  int warmup = 3, runs = 10;
+};
+
+// A failure travels back to main as a value, which prints it once and exits with its code.
+struct Failure {
+  int code;
+  std::string message;
+};
+
+std::optional<int> parse_count(std::string_view text) {
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
+  auto usage = [](std::string text) { return Failure{exit_usage, std::move(text)}; };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool has_value = false;
+    if (arg.starts_with("--") && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);  // --runs=5 as well as --runs 5
+      arg.resize(arg.find('='));
+      has_value = true;
+    }
+    auto next = [&](std::string *out) -> bool {
+      if (has_value) return *out = value, true;
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    auto count = [&](int minimum, int *out) -> std::optional<Failure> {
+      std::string text;
+      if (!next(&text)) return usage(arg + " needs a number");
+      const std::optional<int> n = parse_count(text);
+      if (!n || *n < minimum) {
+        return usage(arg + " is '" + text + "', expected an integer of at least " + std::to_string(minimum));
+      }
+      *out = *n;
+      return std::nullopt;
+    };
+    auto named_file = [&](std::vector<NamedFile> *list) -> std::optional<Failure> {
+      std::string text;
+      if (!next(&text)) return usage(arg + " needs NAME=FILE.npy");
+      const size_t eq = text.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+        return usage(arg + " is '" + text + "', expected NAME=FILE.npy");
+      }
+      list->push_back({text.substr(0, eq), text.substr(eq + 1)});
+      return std::nullopt;
+    };
+    std::optional<Failure> failure;
+    const bool is_flag =
+        arg == "--help" || arg == "-h" || arg == "--list" || arg == "--bench" || arg == "--json";
+    if (is_flag && has_value) {
+      failure = usage(arg + " takes no value");
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(usage_text, stdout);
+      std::exit(0);
+    } else if (arg == "--list") {
+      options->list = true;
+    } else if (arg == "--bench") {
+      options->bench = true;
+    } else if (arg == "--json") {
+      options->json = true;
+    } else if (arg == "--kernel") {
+      if (!next(&options->kernel) || options->kernel.empty()) failure = usage("--kernel needs an id");
+    } else if (arg == "--input") {
+      failure = named_file(&options->inputs);
+    } else if (arg == "--output") {
+      failure = named_file(&options->outputs);
+    } else if (arg == "--threads") {
+      int threads = 0;
+      failure = count(0, &threads);
+      options->threads = threads;
+    } else if (arg == "--warmup") {
+      failure = count(0, &options->warmup);
+    } else if (arg == "--runs") {
+      failure = count(1, &options->runs);
+    } else if (arg.starts_with("-")) {
+      failure = usage("unknown option '" + arg + "'");
+    } else if (options->library.empty()) {
+      options->library = arg;
+    } else {
+      failure = usage("unexpected argument '" + arg + "' (the library is '" + options->library + "')");
+    }
+    if (failure) return failure;
+  }
+  if (options->library.empty()) return usage("no library given");
+  if (options->list) return std::nullopt;
+  if (options->kernel.empty()) return usage("no --kernel given (--list shows the library's kernels)");
+  if (options->json && !options->bench) return usage("--json needs --bench");
+  return std::nullopt;
+}
+
+Failure runtime_failure(attn_status status) {
+  return {exit_error, std::string(attn_last_error()) + " (" + attn_status_name(status) + ")"};
+}
+
+std::string shape_text(const attn_arg_info &info) {
+  std::string text = "[";
+  for (int d = 0; d < info.rank; ++d) {
+    if (d > 0) text += ", ";
+    text += info.fixed_shape[d] > 0        ? std::to_string(info.fixed_shape[d])
+            : info.dim_names[d] != nullptr ? info.dim_names[d]
+                                           : "?";
+  }
+  return text + "]";
+}
+
+const char *dtype_text(attn_dtype dtype) {
+  switch (dtype) {
+    case ATTN_F32:
+      return "f32";
+    case ATTN_F16:
+      return "f16";
+    case ATTN_BF16:
+      return "bf16";
+    case ATTN_I32:
+      return "i32";
+    case ATTN_U8:
+      return "u8";
+  }
+  return "?";
+}
+
+std::vector<attn_arg_info> arg_infos(const attn_kernel *kernel) {
+  std::vector<attn_arg_info> infos(static_cast<size_t>(attn_kernel_arg_count(kernel)));
+  for (size_t i = 0; i < infos.size(); ++i) attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]);
+  return infos;
+}
+
+void list_kernels(const attn_library *library) {
+  for (int i = 0; i < attn_library_kernel_count(library); ++i) {
+    const attn_kernel *kernel = attn_library_kernel_at(library, i);
+    std::printf("%s\n  spec:   %s\n  target: %s\n", attn_kernel_id(kernel), attn_kernel_spec(kernel),
+                attn_kernel_target(kernel));
+    const char *label = "  args:   ";
+    for (const attn_arg_info &info : arg_infos(kernel)) {
+      std::printf("%s%s %s %s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
+                  info.is_output ? " (output)" : "");
+      label = "          ";
+    }
+  }
+}
+
+// Every tensor of one call, owning its data; args views them in the kernel's order.
+struct CallTensors {
+  std::vector<attn::npy::Array> arrays;
+  std::vector<attn_arg> args;
+  std::map<std::string, int64_t> sizes;  // dim name -> size, as the inputs set them
+};
+
+std::optional<Failure> load_inputs(const Options &options, const std::vector<attn_arg_info> &infos,
+                                   CallTensors *call) {
+  const std::string kernel = options.kernel;
+  call->arrays.resize(infos.size());
+  std::vector<bool> given(infos.size(), false);
+  for (const NamedFile &input : options.inputs) {
+    const auto info = std::find_if(infos.begin(), infos.end(),
+                                   [&](const attn_arg_info &a) { return input.name == a.name; });
+    if (info == infos.end() || info->is_output) {
+      std::string inputs;
+      for (const attn_arg_info &a : infos) {
+        if (!a.is_output) inputs += (inputs.empty() ? "" : ", ") + std::string(a.name);
+      }
+      return Failure{exit_error,
+                     "kernel '" + kernel + "' has no input '" + input.name + "' (inputs: " + inputs + ")"};
+    }
+    const size_t index = static_cast<size_t>(info - infos.begin());
+    if (given[index]) return Failure{exit_error, "input '" + input.name + "' is given twice"};
+    given[index] = true;
+    std::string error;
+    if (!attn::npy::read(input.path, &call->arrays[index], &error)) return Failure{exit_error, error};
+    const attn::npy::Array &array = call->arrays[index];
+    if (array.dtype != info->dtype) {
+      return Failure{exit_error, "input '" + input.name + "' ('" + input.path + "') has dtype " +
+                                     dtype_text(array.dtype) + ", kernel expects " + dtype_text(info->dtype)};
+    }
+    const int rank = std::min(info->rank, static_cast<int>(array.shape.size()));
+    for (int d = 0; d < rank; ++d) {
+      if (info->dim_names[d] != nullptr)
+        call->sizes.emplace(info->dim_names[d], array.shape[static_cast<size_t>(d)]);
+    }
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (!infos[i].is_output && !given[i]) {
+      return Failure{exit_error, "kernel '" + kernel + "' needs input '" + infos[i].name + "' (--input " +
+                                     infos[i].name + "=FILE.npy)"};
+    }
+  }
+  return std::nullopt;
+}
+
+// Outputs take the kernel's fixed sizes and the runtime sizes the inputs set.
+std::optional<Failure> allocate_outputs(const Options &options, const std::vector<attn_arg_info> &infos,
+                                        CallTensors *call) {
+  for (const NamedFile &output : options.outputs) {
+    const bool known = std::any_of(infos.begin(), infos.end(), [&](const attn_arg_info &a) {
+      return a.is_output && output.name == a.name;
+    });
+    if (!known) {
+      std::string outputs;
+      for (const attn_arg_info &a : infos) {
+        if (a.is_output) outputs += (outputs.empty() ? "" : ", ") + std::string(a.name);
+      }
+      return Failure{exit_error, "kernel '" + options.kernel + "' has no output '" + output.name +
+                                     "' (outputs: " + outputs + ")"};
+    }
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const attn_arg_info &info = infos[i];
+    if (!info.is_output) continue;
+    attn::npy::Array &array = call->arrays[i];
+    array.dtype = info.dtype;
+    for (int d = 0; d < info.rank; ++d) {
+      int64_t size = info.fixed_shape[d];
+      if (size == 0) {
+        const auto found =
+            info.dim_names[d] != nullptr ? call->sizes.find(info.dim_names[d]) : call->sizes.end();
+        if (found == call->sizes.end()) {
+          return Failure{exit_error, "cannot size output '" + std::string(info.name) + "': dim " +
+                                         std::to_string(d) + " (" +
+                                         (info.dim_names[d] ? info.dim_names[d] : "unnamed") +
+                                         ") is not set by any input"};
+        }
+        size = found->second;
+      }
+      array.shape.push_back(size);
+    }
+    const size_t element = attn::npy::element_size(info.dtype);
+    const int64_t count = array.element_count();
+    if (count <= 0 || count > INT32_MAX) {
+      return Failure{exit_error, "output '" + std::string(info.name) + "' would have " +
+                                     std::to_string(count) + " elements, kernels address 1.." +
+                                     std::to_string(INT32_MAX)};
+    }
+    try {
+      array.data.assign(static_cast<size_t>(count) * element, 0);
+    } catch (const std::bad_alloc &) {
+      return Failure{exit_error, "cannot allocate output '" + std::string(info.name) + "' (" +
+                                     std::to_string(static_cast<size_t>(count) * element) + " bytes)"};
+    }
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const attn::npy::Array &array = call->arrays[i];
+    call->args.push_back(attn_arg{
+        infos[i].name, attn_tensor{const_cast<uint8_t *>(array.data.data()), array.dtype,
+                                   static_cast<int32_t>(array.shape.size()), array.shape.data(), nullptr}});
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> write_outputs(const Options &options, const std::vector<attn_arg_info> &infos,
+                                     const CallTensors &call) {
+  for (const NamedFile &output : options.outputs) {
+    for (size_t i = 0; i < infos.size(); ++i) {
+      if (output.name != infos[i].name) continue;
+      std::string error;
+      if (!attn::npy::write(output.path, call.arrays[i], &error)) return Failure{exit_error, error};
+    }
+  }
+  return std::nullopt;
+}
+
+// The threads a run uses: the --threads value, else Halide's default (HL_NUM_THREADS or cores).
+int threads_used(const Options &options) {
+  if (options.threads && *options.threads > 0) return *options.threads;
+  if (const char *env = std::getenv("HL_NUM_THREADS")) {
+    if (const std::optional<int> n = parse_count(env); n && *n > 0) return *n;
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+attn::run_tool::CallSizes call_sizes(const CallTensors &call, const std::vector<attn_arg_info> &infos) {
+  auto size_of = [&](const char *name, const char *arg, int dim) -> int64_t {
+    if (const auto found = call.sizes.find(name); found != call.sizes.end()) return found->second;
+    for (size_t i = 0; i < infos.size(); ++i) {  // pinned by the spec: read the tensor itself
+      if (std::string_view(infos[i].name) == arg && static_cast<int>(call.arrays[i].shape.size()) > dim) {
+        return call.arrays[i].shape[static_cast<size_t>(dim)];
+      }
+    }
+    return 0;
+  };
+  attn::run_tool::CallSizes sizes;
+  if (call.sizes.count("S") || size_of("S", "x", 1) > 0) {
+    sizes.batch = size_of("B", "x", 0);
+    sizes.seq_q = sizes.seq_k = size_of("S", "x", 1);
+  } else {
+    sizes.batch = size_of("B", "q", 0);
+    sizes.seq_q = size_of("Sq", "q", 1);
+    sizes.seq_k = size_of("Sk", "k", 1);
+  }
+  return sizes;
+}
+
+std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, const CallTensors &call,
+                             const std::vector<attn_arg_info> &infos) {
+  const int count = static_cast<int>(call.args.size());
+  for (int i = 0; i < options.warmup; ++i) {
+    if (attn_status s = attn_run(kernel, call.args.data(), count); s != ATTN_OK) return runtime_failure(s);
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < options.runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const attn_status s = attn_run(kernel, call.args.data(), count);
+    const auto stop = std::chrono::steady_clock::now();
+    if (s != ATTN_OK) return runtime_failure(s);
+    ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  const double median = n % 2 == 1 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  std::string why;
+  const auto spec = attn::run_tool::parse_spec_numbers(attn_kernel_spec(kernel), &why);
+  std::optional<double> gflops;
+  if (spec && median > 0)
+    gflops = attn::run_tool::call_flops(*spec, call_sizes(call, infos)) / (median * 1e6);
+  const int threads = threads_used(options);
+  if (options.json) {
+    const std::string gflops_text = gflops ? std::to_string(*gflops) : "null";
+    std::printf(
+        "{\"kernel\":\"%s\",\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%s,\"runs\":%d,\"threads\":%d}\n",
+        attn_kernel_id(kernel), median, ms.front(), gflops_text.c_str(), options.runs, threads);
+  } else {
+    std::printf("%s: median %.4f ms, min %.4f ms over %d runs, %d threads\n", attn_kernel_id(kernel), median,
+                ms.front(), options.runs, threads);
+    if (gflops)
+      std::printf("%.2f GFLOP/s\n", *gflops);
+    else
+      std::printf("GFLOP/s unknown: %s\n", why.c_str());
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> run_tool(const Options &options) {
+  attn_library *library = nullptr;
+  if (attn_status s = attn_library_open(options.library.c_str(), &library); s != ATTN_OK)
+    return runtime_failure(s);
+  struct Closer {
+    attn_library *library;
+    ~Closer() { attn_library_close(library); }
+  } closer{library};
+  if (options.list) {
+    list_kernels(library);
+    return std::nullopt;
+  }
+  const attn_kernel *kernel = nullptr;
+  if (attn_status s = attn_library_find_kernel(library, options.kernel.c_str(), &kernel); s != ATTN_OK) {
+    return runtime_failure(s);
+  }
+  if (options.threads) {
+    if (attn_status s = attn_kernel_set_threads(kernel, *options.threads); s != ATTN_OK)
+      return runtime_failure(s);
+  }
+  const std::vector<attn_arg_info> infos = arg_infos(kernel);
+  CallTensors call;
+  if (auto failure = load_inputs(options, infos, &call)) return failure;
+  if (auto failure = allocate_outputs(options, infos, &call)) return failure;
+  if (options.bench) {
+    if (auto failure = bench(options, kernel, call, infos)) return failure;
+  } else if (attn_status s = attn_run(kernel, call.args.data(), static_cast<int>(call.args.size()));
+             s != ATTN_OK) {
+    return runtime_failure(s);
+  }
+  return write_outputs(options, infos, call);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (const std::optional<Failure> failure = parse_options(argc, argv, &options)) {
+    std::fprintf(stderr, "attn-run: %s\n%s", failure->message.c_str(), usage_text);
+    return failure->code;
+  }
+  if (const std::optional<Failure> failure = run_tool(options)) {
+    std::fprintf(stderr, "attn-run: %s\n", failure->message.c_str());
+    return failure->code;
+  }
+  return 0;
+}
