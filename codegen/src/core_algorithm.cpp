@@ -40,6 +40,16 @@ CoreFuncs define_core(const CoreInputs &in, const attn::Spec &s, int key_block, 
   f.over_block = RDom(0, key_block, "over_block");
   f.over_blocks = RDom(0, (seq_k + key_block - 1) / key_block, "over_blocks");
   const Expr rd = f.over_head_dim.x, rk = f.over_block.x, rkb = f.over_blocks.x;
+  // Key blocks that the mask removes for a whole query tile are never visited: for windows
+  // (causal among them) the block loop of each tile is trimmed to the blocks it can keep.
+  {
+    const Expr first_query = tile * query_tile + seq_k - seq_q;
+    const KeyRange keys = key_range(s.mask, first_query, first_query + query_tile - 1);
+    Expr visit = Halide::Internal::const_true();
+    if (keys.last.defined()) visit = visit && rkb * key_block <= keys.last;
+    if (keys.first.defined()) visit = visit && rkb * key_block + key_block - 1 >= keys.first;
+    if (keys.first.defined() || keys.last.defined()) f.over_blocks.where(visit);
+  }
 
   f.query_tile = Func("query_tile");
   f.scores = Func("scores");

@@ -69,23 +69,29 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
 
 void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {
   const int lanes = lanes_dividing(rows, t.vector_width);
+  // Register block: proj_rows tokens x cols features (proj_cols when it divides the rows).
   const int cols = rows % t.proj_cols == 0 ? t.proj_cols : lanes;
   Var row_block("row_block"), row_in("row_in"), row_vec("row_vec"), row_lane("row_lane");
-  Var token_block("token_block"), token_in("token_in"), task("task");  // task: (token block, batch)
+  Var token_task("token_task"), token_rest("token_rest"), token_group("token_group"), token_in("token_in");
+  Var task("task");  // (token task, batch)
 
+  // Repacked once per call so output features are contiguous lanes.
   f.weights_t.compute_root().parallel(f.col).vectorize(f.row, lanes);
 
+  // Each task owns token_task tokens; for one column panel at a time (in_features x cols, in
+  // L2) it sweeps every register block of tokens, so a panel is read from memory once per task.
   f.y.compute_root()
-      .split(f.token, token_block, token_in, t.proj_rows, TailStrategy::GuardWithIf)
-      .fuse(token_block, f.b, task)
+      .split(f.token, token_task, token_rest, t.proj_token_task, TailStrategy::GuardWithIf)
+      .fuse(token_task, f.b, task)
       .parallel(task)
       .vectorize(f.row, lanes);
   f.y.update()
-      .split(f.token, token_block, token_in, t.proj_rows, TailStrategy::GuardWithIf)
+      .split(f.token, token_task, token_rest, t.proj_token_task, TailStrategy::GuardWithIf)
+      .split(token_rest, token_group, token_in, t.proj_rows, TailStrategy::GuardWithIf)
       .split(f.row, row_block, row_in, cols)
       .split(row_in, row_vec, row_lane, lanes)
-      .reorder(row_lane, row_vec, token_in, f.over_inputs.x, row_block, token_block, f.b)
-      .fuse(token_block, f.b, task)
+      .reorder(row_lane, row_vec, token_in, f.over_inputs.x, token_group, row_block, token_task, f.b)
+      .fuse(token_task, f.b, task)
       .parallel(task)
       .vectorize(row_lane)
       .unroll(row_vec)

@@ -31,8 +31,10 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // Fewer rows when head_dim_v spans many vectors; a power of two, so rows divide the tile.
   t.pv_rows = 1;
   while (t.pv_rows * 2 * pv_vectors <= accumulators && t.pv_rows < 8) t.pv_rows *= 2;
+  // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.
   t.proj_rows = 4;
-  t.proj_cols = native_lanes * 4;
+  t.proj_cols = native_lanes * (wide ? 4 : 3);
+  t.proj_token_task = 64;
   return t;
 }
 

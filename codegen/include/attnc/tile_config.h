@@ -15,6 +15,7 @@ struct CpuTiles {
   int head_vector;     // lanes used along head_dim where a loop runs over it
   int proj_rows;       // rows (tokens) of a projection register block
   int proj_cols;       // output features of a projection register block (a multiple of lanes)
+  int proj_token_task; // tokens per parallel projection task (a multiple of proj_rows)
 };
 
 // native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).
