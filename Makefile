@@ -25,5 +25,8 @@ test: build
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
+bench: build
+	@bash bench/first_numbers.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD)
