@@ -17,12 +17,34 @@ def parse(spec_text):
     return dict(item.split("=", 1) for item in spec_text.split())
 
 
-def keep_matrix(mask, sq, sk):
-    """Kept (query, key) pairs: bottom-right aligned positions, & before |, parentheses."""
-    qp = np.arange(sq)[:, None] + sk - sq
-    k = np.arange(sk)[None, :]
-    tokens = re.findall(r"window\(-?\d+,-?\d+\)|causal|none|[&|()]", mask)
+def random_key_block(seed, qb, n, key_blocks):
+    """The random(BS,N,SEED) draw of docs/DSL.md, in uint32 arithmetic."""
+    m = 0xFFFFFFFF
+    h = (seed * 0x9E3779B1 + qb * 0x85EBCA77 + n * 0xC2B2AE3D) & m
+    h ^= h >> 15
+    h = (h * 0x2C1B3C6D) & m
+    h ^= h >> 12
+    h = (h * 0x297A2D39) & m
+    h ^= h >> 15
+    return h % max(key_blocks, 1)
+
+
+def keep_matrix(mask, mask_block, sq, sk, h, inputs):
+    """Kept pairs as a [B,H,Sq,Sk] bool array: bottom-right aligned, & before |, parentheses."""
+    b = inputs["batch"]
+    lk = inputs["key_lengths"] if "padding" in mask else np.full(b, sk)
+    qp = np.arange(sq)[None, None, :, None] + lk[:, None, None, None] - sq  # [B,1,Sq,1]
+    k = np.arange(sk)[None, None, None, :]
+    tokens = re.findall(r"window\(-?\d+,-?\d+\)|global\(\d+\)|random\(\d+,\d+,\d+\)|causal|none|padding|"
+                        r"prefix|document|tensor|[&|()]", mask)
+    full = np.ones((b, h, sq, sk), bool)
     pos = 0
+
+    def blocks():
+        if mask_block <= 0:
+            return qp, qp, k, k
+        qb, kb = np.floor_divide(qp, mask_block), k // mask_block
+        return qb * mask_block, qb * mask_block + mask_block - 1, kb * mask_block, kb * mask_block + mask_block - 1
 
     def term():
         nonlocal pos
@@ -32,15 +54,42 @@ def keep_matrix(mask, sq, sk):
             value = union()
             pos += 1
             return value
+        q_lo, q_hi, k_lo, k_hi = blocks()
         if tok == "none":
-            return np.ones((sq, sk), bool)
-        left, right = (-1, 0) if tok == "causal" else map(int, tok[7:-1].split(","))
-        keep = np.ones((sq, sk), bool)
-        if left >= 0:
-            keep &= k >= qp - left
-        if right >= 0:
-            keep &= k <= qp + right
-        return keep
+            return full.copy()
+        if tok in ("causal",) or tok.startswith("window"):
+            left, right = (-1, 0) if tok == "causal" else map(int, tok[7:-1].split(","))
+            keep = full.copy()
+            if left >= 0:
+                keep &= k_hi >= q_lo - left
+            if right >= 0:
+                keep &= k_lo <= q_hi + right
+            return keep
+        if tok.startswith("global"):
+            g = int(tok[7:-1])
+            return full & ((k_lo < g) | (q_lo < g))
+        if tok.startswith("random"):
+            bs, n, seed = map(int, tok[7:-1].split(","))
+            keep = np.zeros((b, h, sq, sk), bool)
+            for bi in range(b):
+                nkb = (lk[bi] + bs - 1) // bs
+                for i in range(sq):
+                    q = i + lk[bi] - sq
+                    if q < 0:
+                        continue
+                    for draw in range(n):
+                        kb = random_key_block(seed, q // bs, draw, nkb)
+                        keep[bi, :, i, :] |= (np.arange(sk) // bs) == kb
+            return keep
+        if tok == "padding":
+            return full & (k < inputs["key_lengths"][:, None, None, None])
+        if tok == "prefix":
+            return full & (k < inputs["prefix_lengths"][:, None, None, None])
+        if tok == "document":
+            return full & (inputs["segment_ids_q"][:, None, :, None] == inputs["segment_ids_k"][:, None, None, :])
+        if tok == "tensor":
+            return full & (inputs["mask"] != 0)
+        raise ValueError(tok)
 
     def both():
         nonlocal pos
@@ -58,19 +107,31 @@ def keep_matrix(mask, sq, sk):
             value = value | both()
         return value
 
-    return union()
+    return union(), qp
 
 
-def core(q, k, v, scale, keep):
+def core(q, k, v, scale, keep, qp, spec, x):
+    """Returns (out [B,Sq,H,Dv], lse [B,Sq,H])."""
     h, kvh = q.shape[2], k.shape[2]
     k = np.repeat(k, h // kvh, axis=2)
     v = np.repeat(v, h // kvh, axis=2)
     s = np.einsum("bqhd,bkhd->bhqk", q, k) * scale
+    if spec.get("softcap", "none") != "none":
+        cap = float(spec["softcap"])
+        s = cap * np.tanh(s / cap)
+    if spec.get("alibi") == "true":
+        distance = np.abs(qp - np.arange(k.shape[1])[None, None, None, :])
+        s = s - x["alibi_slopes"][None, :, None, None] * distance
+    if spec.get("score_bias") == "tensor":
+        s = s + x["score_bias"]
     s = np.where(keep, s, -np.inf)
     m = s.max(-1, keepdims=True)
     p = np.where(keep, np.exp(s - np.where(np.isfinite(m), m, 0)), 0)
     l = p.sum(-1, keepdims=True)
-    return np.einsum("bhqk,bkhd->bqhd", np.divide(p, l, out=np.zeros_like(p), where=l > 0), v)
+    out = np.einsum("bhqk,bkhd->bqhd", np.divide(p, l, out=np.zeros_like(p), where=l > 0), v)
+    with np.errstate(divide="ignore"):
+        lse = np.where(l[..., 0] > 0, m[..., 0] + np.log(np.where(l[..., 0] > 0, l[..., 0], 1)), -np.inf)
+    return out, lse.transpose(0, 2, 1)
 
 
 def main():
@@ -108,16 +169,38 @@ def main():
             if spec["proj_bias"] == "true":
                 shapes["b_o"] = (m,)
         arrays = {n: rng.uniform(-1, 1, s).astype(np.float32) for n, s in shapes.items()}
+        sq, sk = (a.sq, a.sk) if spec["form"] == "core" else (a.sq, a.sq)
+        if "padding" in mask:
+            arrays["key_lengths"] = rng.integers(0, sk + 1, a.b).astype(np.int32)
+            arrays["key_lengths"][0] = sk
+        if "prefix" in mask:
+            arrays["prefix_lengths"] = rng.integers(0, sk + 1, a.b).astype(np.int32)
+        if "document" in mask:
+            arrays["segment_ids_q"] = np.sort(rng.integers(0, 3, (a.b, sq)), axis=1).astype(np.int32)
+            arrays["segment_ids_k"] = np.sort(rng.integers(0, 3, (a.b, sk)), axis=1).astype(np.int32)
+        if "tensor" in mask:
+            arrays["mask"] = (rng.uniform(0, 1, (a.b, h, sq, sk)) < 0.7).astype(np.uint8)
+        if spec.get("alibi") == "true":
+            arrays["alibi_slopes"] = (2.0 ** -np.arange(1, h + 1)).astype(np.float32)
+        if spec.get("score_bias") == "tensor":
+            arrays["score_bias"] = rng.uniform(-2, 2, (1, h, sq, sk)).astype(np.float32)
         cmd = [os.path.join(a.build, "tools", "attn-run"), os.path.join(tmp, "crosscheck.so"), "--kernel", kid]
         for n, arr in arrays.items():
             np.save(os.path.join(tmp, n + ".npy"), arr)
             cmd += ["--input", f"{n}={os.path.join(tmp, n + '.npy')}"]
         cmd += ["--output", f"out={os.path.join(tmp, 'out.npy')}"]
+        with_lse = spec.get("lse") == "true"
+        if with_lse:
+            cmd += ["--output", f"lse={os.path.join(tmp, 'lse.npy')}"]
         subprocess.check_call(cmd)
         out = np.load(os.path.join(tmp, "out.npy"))
-    x = {n: arr.astype(np.float64) for n, arr in arrays.items()}
+        lse_out = np.load(os.path.join(tmp, "lse.npy")) if with_lse else None
+    x = {n: arr.astype(np.float64) if arr.dtype == np.float32 else arr for n, arr in arrays.items()}
+    x["batch"] = a.b
+    mask_block = int(spec.get("mask_block", "0"))
     if spec["form"] == "core":
-        ref = core(x["q"], x["k"], x["v"], scale, keep_matrix(mask, a.sq, a.sk))
+        keep, qp = keep_matrix(mask, mask_block, a.sq, a.sk, h, x)
+        ref, ref_lse = core(x["q"], x["k"], x["v"], scale, keep, qp, spec, x)
     else:
         def lin(inp, w, b):
             return inp @ x[w].T + (x[b] if b in x else 0)
@@ -127,11 +210,18 @@ def main():
         else:
             q, k, v = lin(x["x"], "w_q", "b_q"), lin(x["x"], "w_k", "b_k"), lin(x["x"], "w_v", "b_v")
         s = a.sq
-        o = core(q.reshape(a.b, s, h, d), k.reshape(a.b, s, kvh, d), v.reshape(a.b, s, kvh, dv), scale,
-                 keep_matrix(mask, s, s))
+        keep, qp = keep_matrix(mask, mask_block, s, s, h, x)
+        o, ref_lse = core(q.reshape(a.b, s, h, d), k.reshape(a.b, s, kvh, d), v.reshape(a.b, s, kvh, dv), scale,
+                          keep, qp, spec, x)
         ref = lin(o.reshape(a.b, s, h * dv), "w_o", "b_o")
     err = np.abs(out - ref).max()
     ok = np.isfinite(out).all() and err < 1e-4 * max(1.0, np.abs(ref).max())
+    if lse_out is not None:
+        same_inf = np.array_equal(np.isneginf(lse_out), np.isneginf(ref_lse))
+        finite = np.isfinite(ref_lse)
+        lse_err = np.abs(lse_out[finite] - ref_lse[finite]).max() if finite.any() else 0.0
+        print(f"lse: -inf rows match {same_inf}, max |lse - fp64| = {lse_err:.3g}")
+        ok = ok and same_inf and lse_err < 1e-4 * max(1.0, np.abs(ref_lse[finite]).max() if finite.any() else 1)
     print(f"{kid} B={a.b} Sq={a.sq} Sk={a.sk}: max |out - fp64| = {err:.3g} {'ok' if ok else 'MISMATCH'}")
     sys.exit(0 if ok else 1)
 

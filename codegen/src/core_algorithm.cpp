@@ -1,6 +1,7 @@
 // The attention core: scores per key block, block softmax statistics, and a running combine.
 #include "attnc/core_algorithm.h"
 
+#include <limits>
 #include <tuple>
 
 #include "attnc/mask_lowering.h"
@@ -38,74 +39,116 @@ CoreFuncs define_core(const CoreInputs &in, const attn::Spec &s, int key_block, 
 
   f.over_head_dim = RDom(0, s.head_dim, "over_head_dim");
   f.over_block = RDom(0, key_block, "over_block");
-  f.over_blocks = RDom(0, (seq_k + key_block - 1) / key_block, "over_blocks");
-  const Expr rd = f.over_head_dim.x, rk = f.over_block.x, rkb = f.over_blocks.x;
-  // Key blocks that the mask removes for a whole query tile are never visited: for windows
-  // (causal among them) the block loop of each tile is trimmed to the blocks it can keep.
-  {
-    const Expr first_query = tile * query_tile + seq_k - seq_q;
-    const KeyRange keys = key_range(s.mask, first_query, first_query + query_tile - 1);
-    Expr visit = Halide::Internal::const_true();
-    if (keys.last.defined()) visit = visit && rkb * key_block <= keys.last;
-    if (keys.first.defined()) visit = visit && rkb * key_block + key_block - 1 >= keys.first;
-    if (keys.first.defined() || keys.last.defined()) f.over_blocks.where(visit);
-  }
+  const Expr rd = f.over_head_dim.x, rk = f.over_block.x;
+  const Expr blocks = (seq_k + key_block - 1) / key_block;
+
+  // Positions: query row q sits at key position q + Lk - Sq, with Lk the batch's key length
+  // when padding is part of the mask.
+  const bool padded = s.mask.uses(attn::MaskOp::padding);
+  auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
+  const Expr query = tile * query_tile + row;
 
   f.query_tile = Func("query_tile");
-  f.scores = Func("scores");
-  f.block_max = Func("block_max");
-  f.probs = Func("probs");
-  f.block_sum = Func("block_sum");
-  f.block_pv = Func("block_pv");
   f.state = Func("state");
   f.out = Func("attention");
 
   // Rows past seq_q (a partial last query tile) read the last row; their results are dropped.
-  const Expr query = tile * query_tile + row;
-  f.query_tile(row, d, tile, h, b) = in.q(d, h, Halide::min(query, seq_q - 1), b) * s.scale;
+  const Expr query_row = Halide::min(query, seq_q - 1);
+  f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
 
   // Keys past seq_k (a partial last key block) read the last key and are masked out.
   auto key_row = [&](const Expr &block, const Expr &k) { return Halide::min(block * key_block + k, seq_k - 1); };
-  // Bottom-right alignment: query row q sits at key position q + Sk - Sq.
   auto kept = [&](const Expr &block, const Expr &k) {
     const Expr key_pos = block * key_block + k;
-    return key_pos < seq_k && lower_mask(s.mask, query + seq_k - seq_q, key_pos);
+    const MaskPoint point{query + key_length(b) - seq_q, key_row(block, k), query_row, h, b, key_length(b)};
+    return key_pos < seq_k && lower_mask(s.mask, s.mask_block, point, in.masks);
   };
+  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
+  f.with_lse = s.lse;
 
-  f.scores(row, key, tile, h, b, kb) = 0.0f;
-  f.scores(row, key, tile, h, b, kb) += f.query_tile(row, rd, tile, h, b) * in.k(rd, h / group, key_row(kb, key), b);
+  // The key spans a whole query tile may keep; blocks outside them are never visited.
+  const Expr first_pos = tile * query_tile + key_length(b) - seq_q;
+  const KeySpans spans =
+      key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, in.masks);
 
-  f.block_max(row, tile, h, b, kb) = no_key;
-  f.block_max(row, tile, h, b, kb) = Halide::max(
-      f.block_max(row, tile, h, b, kb), Halide::select(kept(kb, rk), f.scores(row, rk, tile, h, b, kb), no_key));
-
-  f.probs(row, key, tile, h, b, kb) = Halide::select(
-      kept(kb, key), softmax_exp(f.scores(row, key, tile, h, b, kb) - f.block_max(row, tile, h, b, kb)), 0.0f);
-
-  f.block_sum(row, tile, h, b, kb) = 0.0f;
-  f.block_sum(row, tile, h, b, kb) += f.probs(row, rk, tile, h, b, kb);
-
-  f.block_pv(dv, row, tile, h, b, kb) = 0.0f;
-  f.block_pv(dv, row, tile, h, b, kb) += f.probs(row, rk, tile, h, b, kb) * in.v(dv, h / group, key_row(kb, rk), b);
-
-  // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
   f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
-  const Expr running_max = f.state(dv, row, tile, h, b)[0];
-  const Expr running_sum = f.state(dv, row, tile, h, b)[1];
-  const Expr acc = f.state(dv, row, tile, h, b)[2];
-  const Expr block_max = f.block_max(row, tile, h, b, rkb);
-  const Expr new_max = Halide::max(running_max, block_max);
-  // While every key so far is masked, both factors are exp(0) = 1 and everything stays 0.
-  const Expr keep_old = softmax_exp(running_max - new_max);
-  const Expr take_new = softmax_exp(block_max - new_max);
-  f.state(dv, row, tile, h, b) =
-      Halide::Tuple(new_max, running_sum * keep_old + f.block_sum(row, tile, h, b, rkb) * take_new,
-                    acc * keep_old + f.block_pv(dv, row, tile, h, b, rkb) * take_new);
+  for (size_t n = 0; n < spans.spans.size(); ++n) {
+    const std::string suffix = spans.spans.size() > 1 ? "_" + std::to_string(n) : "";
+    BlockSweep w;
+    w.over_blocks = RDom(0, blocks, "over_blocks" + suffix);
+    const Expr rkb = w.over_blocks.x;
+    auto in_span = [&](const KeySpan &span) {
+      return rkb * key_block <= span.last && rkb * key_block + key_block - 1 >= span.first;
+    };
+    if (spans.bounded) {
+      // This span's blocks, less those an earlier sweep already took.
+      Expr visit = in_span(spans.spans[n]);
+      for (size_t earlier = 0; earlier < n; ++earlier) visit = visit && !in_span(spans.spans[earlier]);
+      w.over_blocks.where(visit);
+    }
+    w.scores = Func("scores" + suffix);
+    w.logits = Func("logits" + suffix);
+    w.block_max = Func("block_max" + suffix);
+    w.probs = Func("probs" + suffix);
+    w.block_sum = Func("block_sum" + suffix);
+    w.block_pv = Func("block_pv" + suffix);
 
-  // A row with no kept key has running_sum 0 and gives zeros, never NaN.
+    w.scores(row, key, tile, h, b, kb) = 0.0f;
+    w.scores(row, key, tile, h, b, kb) +=
+        f.query_tile(row, rd, tile, h, b) * in.k(rd, h / group, key_row(kb, key), b);
+
+    // Score modifiers, after the scale: softcap, then alibi, then the bias tensor.
+    Expr logit = w.scores(row, key, tile, h, b, kb);
+    if (s.has_softcap) logit = s.softcap * Halide::tanh(logit * (1.0f / s.softcap));
+    if (s.alibi) {
+      const Expr distance = Halide::abs(query + key_length(b) - seq_q - (kb * key_block + key));
+      logit = logit - in.alibi_slopes(h) * Halide::cast<float>(distance);
+    }
+    if (s.score_bias) logit = logit + in.score_bias(key_row(kb, key), query_row, h, b);
+    w.logits(row, key, tile, h, b, kb) = logit;
+
+    w.block_max(row, tile, h, b, kb) = no_key;
+    w.block_max(row, tile, h, b, kb) = Halide::max(
+        w.block_max(row, tile, h, b, kb), Halide::select(kept(kb, rk), w.logits(row, rk, tile, h, b, kb), no_key));
+
+    w.probs(row, key, tile, h, b, kb) = Halide::select(
+        kept(kb, key), softmax_exp(w.logits(row, key, tile, h, b, kb) - w.block_max(row, tile, h, b, kb)), 0.0f);
+
+    w.block_sum(row, tile, h, b, kb) = 0.0f;
+    w.block_sum(row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb);
+
+    w.block_pv(dv, row, tile, h, b, kb) = 0.0f;
+    w.block_pv(dv, row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb) * in.v(dv, h / group, key_row(kb, rk), b);
+
+    // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
+    const Expr running_max = f.state(dv, row, tile, h, b)[0];
+    const Expr running_sum = f.state(dv, row, tile, h, b)[1];
+    const Expr acc = f.state(dv, row, tile, h, b)[2];
+    const Expr block_max = w.block_max(row, tile, h, b, rkb);
+    const Expr new_max = Halide::max(running_max, block_max);
+    // While every key so far is masked, both factors are exp(0) = 1 and everything stays 0.
+    const Expr keep_old = softmax_exp(running_max - new_max);
+    const Expr take_new = softmax_exp(block_max - new_max);
+    f.state(dv, row, tile, h, b) =
+        Halide::Tuple(new_max, running_sum * keep_old + w.block_sum(row, tile, h, b, rkb) * take_new,
+                      acc * keep_old + w.block_pv(dv, row, tile, h, b, rkb) * take_new);
+    f.sweeps.push_back(w);
+  }
+
+  // A row with no kept key has running_sum 0 and gives zeros, never NaN; its lse is -inf.
   const Expr sum = f.state(dv, i % query_tile, i / query_tile, h, b)[1];
   const Expr total = f.state(dv, i % query_tile, i / query_tile, h, b)[2];
-  f.out(dv, h, i, b) = Halide::select(sum > 0.0f, total / sum, 0.0f);
+  const Expr normalized = Halide::select(sum > 0.0f, total / sum, 0.0f);
+  f.with_lse = s.lse;
+  if (s.lse) {
+    const Expr max = f.state(dv, i % query_tile, i / query_tile, h, b)[0];
+    // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
+    const Expr lse = Halide::strict_float(Halide::select(
+        sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)), -std::numeric_limits<float>::infinity()));
+    f.out(dv, h, i, b) = Halide::Tuple(normalized, lse);
+  } else {
+    f.out(dv, h, i, b) = normalized;
+  }
   return f;
 }
 

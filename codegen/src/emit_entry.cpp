@@ -42,7 +42,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       names.push_back(d.fixed > 0 ? "0" : c_string(d.symbol));
     }
     o << "    {" << c_string(a.name) << ", " << dtype_enum(a.dtype) << ", " << a.dims.size() << ", "
-      << (a.is_output ? 1 : 0) << ", {" << join(fixed, ", ") << "}, {" << join(names, ", ") << "}},\n";
+      << (a.is_output ? 1 : 0) << ", {" << join(fixed, ", ") << "}, {" << join(names, ", ") << "}, "
+      << a.broadcast_dims << "u, " << a.min_rank << "},\n";
   }
   o << "};\n\n";
   o << "static int " << id << "_run(attn_call_context *context, void **buffers) {\n";

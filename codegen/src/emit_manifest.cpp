@@ -62,7 +62,18 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
           o << json_string(arg.dims[d].symbol);
         }
       }
-      o << "]}";
+      o << "]";
+      if (arg.broadcast_dims != 0) {
+        o << ", \"broadcast\": [";
+        bool first = true;
+        for (size_t d = 0; d < arg.dims.size(); ++d) {
+          if (!(arg.broadcast_dims >> d & 1u)) continue;
+          o << (first ? "" : ", ") << d;
+          first = false;
+        }
+        o << "], \"min_rank\": " << arg.min_rank;
+      }
+      o << "}";
     }
     o << "\n      ]\n    }";
   }

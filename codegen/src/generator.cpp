@@ -29,27 +29,21 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     spec_ = attn::resolve(parsed.spec);
     for (const ArgSpec &arg : kernel_arguments(spec_)) {
       const int rank = static_cast<int>(arg.dims.size());
+      const Halide::Type type = arg.dtype == "i32"  ? Halide::Int(32)
+                                : arg.dtype == "u8" ? Halide::UInt(8)
+                                                    : Halide::Float(32);
       if (arg.is_output) {
-        output_ = add_output<Buffer<>>(arg.name, Halide::Float(32), rank);
-        output_spec_ = arg;
+        outputs_[arg.name] = add_output<Buffer<>>(arg.name, type, rank);
       } else {
-        inputs_[arg.name] = add_input<Buffer<>>(arg.name, Halide::Float(32), rank);
-        arg_specs_[arg.name] = arg;
+        inputs_[arg.name] = add_input<Buffer<>>(arg.name, type, rank);
       }
+      arg_specs_[arg.name] = arg;
     }
   }
 
   void generate() {
     // Every input starts at 0 and has its spec-fixed sizes, which the schedule relies on.
-    for (auto &[name, buffer] : inputs_) {
-      const ArgSpec &arg = arg_specs_[name];
-      const int rank = static_cast<int>(arg.dims.size());
-      for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
-        const ArgDim &dim = arg.dims[rank - 1 - halide_dim];
-        (*buffer).dim(halide_dim).set_min(0);
-        if (dim.fixed > 0) (*buffer).dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
-      }
-    }
+    for (auto &[name, buffer] : inputs_) constrain(*buffer, arg_specs_.at(name));
     const Halide::Target target = get_target();
     const int lanes = target.natural_vector_size(Halide::Float(32));
     tiles_ = cpu_tiles(spec_, lanes);
@@ -58,24 +52,58 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     } else {
       generate_block();
     }
-    const ArgSpec &out = output_spec_;
-    const int rank = static_cast<int>(out.dims.size());
-    for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
-      const ArgDim &dim = out.dims[rank - 1 - halide_dim];
-      (*output_).dim(halide_dim).set_min(0);
-      if (dim.fixed > 0) (*output_).dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
-    }
+    for (auto &[name, buffer] : outputs_) constrain(*buffer, arg_specs_.at(name));
   }
 
  private:
   Func input(const std::string &name) { return Func(*inputs_.at(name)); }
+  Func optional_input(const std::string &name) { return inputs_.count(name) ? input(name) : Func(); }
+
+  template <typename Buffer>
+  static void constrain(Buffer &buffer, const ArgSpec &arg) {
+    const int rank = static_cast<int>(arg.dims.size());
+    for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
+      const ArgDim &dim = arg.dims[rank - 1 - halide_dim];
+      buffer.dim(halide_dim).set_min(0);
+      if (dim.fixed > 0) buffer.dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
+    }
+  }
+
+  // The mask and modifier inputs, whichever the spec declared.
+  void add_mask_inputs(CoreInputs &in) {
+    in.masks = MaskInputs{optional_input("key_lengths"), optional_input("prefix_lengths"),
+                          optional_input("segment_ids_q"), optional_input("segment_ids_k"), optional_input("mask")};
+    in.alibi_slopes = optional_input("alibi_slopes");
+    in.score_bias = optional_input("score_bias");
+  }
+
+  // Hands the core's result to the outputs: out directly, or out and lse from the Tuple.
+  void set_core_outputs(CoreFuncs &core, const Func &out_value) {
+    if (!core.with_lse) {
+      (*outputs_.at("out")) = out_value;
+      return;
+    }
+    Var h("h"), i("i"), b("b");
+    Func lse("lse_rows");
+    lse(h, i, b) = core.out(0, h, i, b)[1];
+    (*outputs_.at("out")) = out_value;
+    (*outputs_.at("lse")) = lse;
+  }
 
   void generate_core() {
     CoreInputs in{input("q"), input("k"), input("v"), (*inputs_.at("q")).dim(2).extent(),
                   (*inputs_.at("k")).dim(2).extent()};
+    add_mask_inputs(in);
     CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile);
     schedule_core_cpu(core, tiles_);
-    (*output_) = core.out;
+    if (!core.with_lse) {
+      set_core_outputs(core, core.out);
+      return;
+    }
+    Func out("out_values");
+    out(core.dv, core.h, core.i, core.b) = core.out(core.dv, core.h, core.i, core.b)[0];
+    out.vectorize(core.dv, tiles_.pv_vector);
+    set_core_outputs(core, out);
   }
 
   void generate_block() {
@@ -105,25 +133,27 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       k(d, h, i, b) = layers[1].y(h * s.head_dim + d, i, b);
       v(d, h, i, b) = layers[2].y(h * s.head_dim_v + d, i, b);
     }
-    CoreFuncs core = define_core(CoreInputs{q, k, v, seq, seq}, s, tiles_.key_block, tiles_.query_tile);
+    CoreInputs in{q, k, v, seq, seq};
+    add_mask_inputs(in);
+    CoreFuncs core = define_core(in, s, tiles_.key_block, tiles_.query_tile);
     schedule_core_cpu(core, tiles_);
 
     // Merge heads: row j of the merged activations is head j / Dv, channel j % Dv.
     Func merged("merged");
     Var j("j");
-    merged(j, i, b) = core.out(j % s.head_dim_v, j / s.head_dim_v, i, b);
+    const Halide::FuncRef attended = core.out(j % s.head_dim_v, j / s.head_dim_v, i, b);
+    merged(j, i, b) = core.with_lse ? Expr(attended[0]) : Expr(attended);
     LinearFuncs out_proj =
         define_linear(merged, input("w_o"), bias("b_o"), s.heads * s.head_dim_v, "out_proj");
     schedule_linear_cpu(out_proj, tiles_, s.d_model);
-    (*output_) = out_proj.y;
+    set_core_outputs(core, out_proj.y);
   }
 
   attn::Spec spec_{};
   CpuTiles tiles_{};
   std::map<std::string, Halide::GeneratorInput<Buffer<>> *> inputs_;
+  std::map<std::string, Halide::GeneratorOutput<Buffer<>> *> outputs_;
   std::map<std::string, ArgSpec> arg_specs_;
-  Halide::GeneratorOutput<Buffer<>> *output_ = nullptr;
-  ArgSpec output_spec_;
 };
 
 }  // namespace

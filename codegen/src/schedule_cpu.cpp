@@ -13,6 +13,53 @@ using Halide::TailStrategy;
 using Halide::Var;
 using Halide::RVar;
 
+namespace {
+
+// Everything for one key block is computed inside the block loop of state update `stage`.
+void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &t) {
+  const int lanes = t.vector_width;
+  const RVar over_blocks = w.over_blocks.x;
+  f.state.update(stage).reorder(f.dv, f.row, over_blocks).vectorize(f.dv, t.pv_vector);
+
+  // QK^T: (query_tile / lanes) vectors x score_rows keys of accumulators, one key element
+  // broadcast per FMA.
+  Var key_outer("key_outer"), key_inner("key_inner"), query_vec("query_vec"), query_lane("query_lane");
+  const RVar over_head_dim = f.over_head_dim.x;
+  w.scores.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  w.scores.update()
+      .split(f.key, key_outer, key_inner, t.score_rows)
+      .split(f.row, query_vec, query_lane, lanes)
+      .reorder(query_lane, query_vec, key_inner, over_head_dim, key_outer)
+      .vectorize(query_lane)
+      .unroll(query_vec)
+      .unroll(key_inner);
+
+  // Modifiers (softcap's tanh, alibi, bias) run once per score, not in both readers.
+  if (f.has_modifiers) w.logits.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+
+  // Block statistics: vertical max and sum over keys, lanes across queries.
+  w.block_max.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  w.block_max.update().vectorize(f.row, lanes);
+  w.probs.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  w.block_sum.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
+  w.block_sum.update().vectorize(f.row, lanes);
+
+  // PV: pv_rows queries x (head_dim_v / pv_vector) vectors of accumulators, one probability
+  // broadcast per FMA.
+  Var query_group("query_group"), query_row("query_row"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  const RVar over_block = f.over_block.x;
+  w.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
+  w.block_pv.update()
+      .split(f.row, query_group, query_row, t.pv_rows)
+      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, query_row, over_block, query_group)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(query_row);
+}
+
+}  // namespace
+
 void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   const int lanes = t.vector_width;
   Var query_block("query_block"), query_in_tile("query_in_tile"), task("task");
@@ -28,46 +75,10 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
       .parallel(f.h)
       .vectorize(f.dv, t.pv_vector);
 
-  // Per task: one whole query tile (the algorithm tiles queries, so extents are constant).
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
   f.state.compute_at(f.out, f.h).vectorize(f.dv, t.pv_vector);
-  const RVar over_blocks = f.over_blocks.x;
-  f.state.update().reorder(f.dv, f.row, over_blocks).vectorize(f.dv, t.pv_vector);
-
   f.query_tile.compute_at(f.out, f.h).vectorize(f.row, lanes);
-
-  // QK^T: (query_tile / lanes) vectors x score_rows keys of accumulators, one key element
-  // broadcast per FMA.
-  Var key_outer("key_outer"), key_inner("key_inner"), query_vec("query_vec"), query_lane("query_lane");
-  const RVar over_head_dim = f.over_head_dim.x;
-  f.scores.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
-  f.scores.update()
-      .split(f.key, key_outer, key_inner, t.score_rows)
-      .split(f.row, query_vec, query_lane, lanes)
-      .reorder(query_lane, query_vec, key_inner, over_head_dim, key_outer)
-      .vectorize(query_lane)
-      .unroll(query_vec)
-      .unroll(key_inner);
-
-  // Block statistics: vertical max and sum over keys, lanes across queries.
-  f.block_max.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
-  f.block_max.update().vectorize(f.row, lanes);
-  f.probs.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
-  f.block_sum.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
-  f.block_sum.update().vectorize(f.row, lanes);
-
-  // PV: pv_rows queries x (head_dim_v / pv_vector) vectors of accumulators, one probability
-  // broadcast per FMA.
-  Var query_group("query_group"), query_row("query_row"), dv_vec("dv_vec"), dv_lane("dv_lane");
-  const RVar over_block = f.over_block.x;
-  f.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
-  f.block_pv.update()
-      .split(f.row, query_group, query_row, t.pv_rows)
-      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, query_row, over_block, query_group)
-      .vectorize(dv_lane)
-      .unroll(dv_vec)
-      .unroll(query_row);
+  for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_cpu(f, f.sweeps[n], static_cast<int>(n), t);
 }
 
 void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {

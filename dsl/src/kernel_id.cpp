@@ -25,15 +25,36 @@ std::string bound_slug(int32_t b) {
   return b == -1 ? "inf" : number(b);
 }
 
-// Prefix notation needs no parentheses to stay unambiguous:
+// Each term's slug is one word without '_', so prefix notation needs no parentheses:
 // window(128,0) & (causal | window(4,4)) -> "and_win128x0_or_causal_win4x4".
+std::string term_slug(const MaskNode &n) {
+  switch (n.op) {
+    case MaskOp::window:
+      if (n.left == -1 && n.right == 0) return "causal";
+      return "win" + bound_slug(n.left) + "x" + bound_slug(n.right);
+    case MaskOp::global_tokens:
+      return "glob" + number(n.tokens);
+    case MaskOp::random_blocks:
+      return "rnd" + number(n.block) + "x" + number(n.blocks) + "s" + std::to_string(n.seed);
+    case MaskOp::padding:
+      return "pad";
+    case MaskOp::prefix:
+      return "prefix";
+    case MaskOp::document:
+      return "doc";
+    case MaskOp::tensor:
+      return "tensor";
+    case MaskOp::both:
+    case MaskOp::either:
+      break;
+  }
+  return "badterm";
+}
+
 void mask_slug_node(const Mask &m, int index, std::string &out) {
   const MaskNode &n = m.nodes[index];
-  if (n.op == MaskOp::window) {
-    if (n.left == -1 && n.right == 0)
-      out += "causal";
-    else
-      out += "win" + bound_slug(n.left) + "x" + bound_slug(n.right);
+  if (!is_operator(n.op)) {
+    out += term_slug(n);
     return;
   }
   out += n.op == MaskOp::both ? "and" : "or";
@@ -88,11 +109,17 @@ std::string kernel_id(const Spec &spec) {
   if (s.head_dim_v != s.head_dim) id += "_dv" + number(s.head_dim_v);
   id += "_f32";
   id += mask_slug(s.mask);
+  if (s.mask_block > 0) id += "_mb" + number(s.mask_block);
   if (block) {
     id += s.qkv == Qkv::fused ? "_fused" : "_sep";
     if (s.proj_bias) id += "_bias";
   }
   if (scale_differs_from_default(s)) id += "_s" + hex(std::bit_cast<uint32_t>(s.scale), 8);
+  // Parts for the newer fields appear only when set, so the ids of older specs stay as they were.
+  if (s.has_softcap) id += "_cap" + hex(std::bit_cast<uint32_t>(s.softcap), 8);
+  if (s.alibi) id += "_alibi";
+  if (s.score_bias) id += "_bias_t";
+  if (s.lse) id += "_lse";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "mask_text.h"
+
 namespace attn {
 namespace {
 
@@ -17,7 +19,7 @@ std::string number(int32_t v) {
   return std::to_string(v);
 }
 
-std::string scale_text(float v) {
+std::string float_text(float v) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(v));
   return buffer;
@@ -66,11 +68,21 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::kv_heads_not_dividing_heads:
       return "kv_heads (" + number(c.a) + ") must divide heads (" + number(c.b) + ")";
     case P::scale_not_positive:
-      return "scale must be a finite number > 0 (got " + scale_text(s.scale) + ")";
+      return "scale must be a finite number > 0 (got " + float_text(s.scale) + ")";
+    case P::softcap_not_positive:
+      return "softcap must be a finite number > 0 (got " + float_text(s.softcap) + ")";
+    case P::mask_block_not_positive:
+      return must_be_positive("mask_block", c.a);
     case P::window_bound_invalid:
-      return "window bound (" + number(c.a) + ") must be >= -1 (-1 means unbounded)";
+      return detail::mask_problem_text(MaskProblem::window_bound, c.a);
     case P::mask_too_large:
-      return "mask has too many terms (" + number(c.a) + " nodes; at most " + number(c.b) + ")";
+      return "mask has " + detail::mask_problem_text(MaskProblem::too_many_terms, c.a);
+    case P::global_tokens_not_positive:
+      return detail::mask_problem_text(MaskProblem::global_tokens, c.a);
+    case P::random_block_not_positive:
+      return detail::mask_problem_text(MaskProblem::random_block, c.a);
+    case P::random_count_not_positive:
+      return detail::mask_problem_text(MaskProblem::random_count, c.a);
     case P::name_invalid:
       return "name character " + char_text(c.a) + " at position " + number(c.b) +
              " is not allowed (use letters, digits, '_' or '-')";

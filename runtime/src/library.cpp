@@ -157,6 +157,27 @@ bool arg_matches(const json::Value &entry, const attn_arg_info &info, std::strin
       }
     }
   }
+  // "broadcast": [0, 1] lists the dims whose bits are set in broadcast_dims.
+  if (const json::Value *broadcast = entry.member("broadcast"); broadcast != nullptr) {
+    uint32_t bits = 0;
+    for (const json::Value &dim : broadcast->items) {
+      if (dim.kind != json::Value::Kind::number || !(dim.number >= 0 && dim.number < 32)) {
+        *why = "has a broadcast list in the manifest that is not dim indices";
+        return false;
+      }
+      bits |= 1u << static_cast<int>(dim.number);
+    }
+    if (bits != info.broadcast_dims) {
+      *why = "broadcasts other dims in the manifest than in the library";
+      return false;
+    }
+  }
+  if (const json::Value *min_rank = entry.member("min_rank");
+      min_rank != nullptr &&
+      (min_rank->kind != json::Value::Kind::number || min_rank->number != info.min_rank)) {
+    *why = "has another min_rank in the manifest than the library's " + std::to_string(info.min_rank);
+    return false;
+  }
   return true;
 }
 

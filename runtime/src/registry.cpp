@@ -68,6 +68,18 @@ bool desc_is_well_formed(const attn_kernel_desc &desc, std::string *why) {
         return problem(which + " ('" + arg.name + "') has a negative size in dim " + std::to_string(d));
       }
     }
+    if (arg.rank < 32 && (arg.broadcast_dims >> arg.rank) != 0) {
+      return problem(which + " ('" + arg.name + "') has broadcast bits beyond its rank " +
+                     std::to_string(arg.rank));
+    }
+    if (arg.min_rank < 0 || arg.min_rank > arg.rank) {
+      return problem(which + " ('" + arg.name + "') has min_rank " + std::to_string(arg.min_rank) +
+                     ", valid are 0 (exactly rank) to " + std::to_string(arg.rank));
+    }
+    // The runtime allocates nothing: an output must be given whole, one element per index.
+    if (arg.is_output && (arg.broadcast_dims != 0 || (arg.min_rank != 0 && arg.min_rank != arg.rank))) {
+      return problem(which + " ('" + arg.name + "') is an output that broadcasts; outputs never broadcast");
+    }
     for (int j = 0; j < i; ++j) {
       if (std::string_view(desc.args[j].name) == arg.name) {
         return problem(std::string("argument name '") + arg.name + "' appears twice");

@@ -1,6 +1,7 @@
 // run.cpp: runs a kernel on checked tensors and turns Halide's errors into statuses.
 #include <string>
 
+#include "HalideRuntime.h"
 #include "kernel_internal.h"
 #include "status_internal.h"
 #include "tensor_check.h"
@@ -24,6 +25,16 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
   attn_call_context context{};
   const int result = desc.run(&context, buffers.pointers.data());
   if (result == 0) return ATTN_OK;
+  // Kernels check tensor values (key_lengths <= Sk, ...) with Halide require() before writing
+  // any output: a failed one is the caller's value, not the kernel's fault.
+  if (result == halide_error_code_requirement_failed) {
+    if (context.has_error) {
+      return fail(ATTN_ERR_INVALID_VALUE, "kernel '%s' refused a tensor value: %s", desc.id, context.message);
+    }
+    return fail(ATTN_ERR_INVALID_VALUE,
+                "kernel '%s' refused a tensor value: a requirement failed (Halide error %d, no message)",
+                desc.id, result);
+  }
   if (context.has_error) {
     return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: %s", desc.id, context.message);
   }

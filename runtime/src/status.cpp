@@ -78,6 +78,8 @@ extern "C" const char *attn_status_name(attn_status status) {
       return "ATTN_ERR_UNSUPPORTED_CPU";
     case ATTN_ERR_MANIFEST_MISMATCH:
       return "ATTN_ERR_MANIFEST_MISMATCH";
+    case ATTN_ERR_INVALID_VALUE:
+      return "ATTN_ERR_INVALID_VALUE";
   }
   return "ATTN_ERR_UNKNOWN_STATUS";
 }

@@ -7,15 +7,28 @@
 #include <cstring>
 #include <string>
 
+#include "arg_dims.h"
 #include "status_internal.h"
 
 namespace {
 
+using attn::detail::dim_broadcasts;
+using attn::detail::dim_label;
 using attn::detail::fail;
+using attn::detail::map_caller_dims;
 
 constexpr int64_t int32_max = INT32_MAX;
 
-// A runtime size ("B", "Sq", ...) as the first tensor that named it set it.
+std::string arg_list(const attn_kernel_desc &desc) {
+  std::string list;
+  for (int i = 0; i < desc.arg_count; ++i) {
+    if (i > 0) list += ", ";
+    list += desc.args[i].name;
+  }
+  return list;
+}
+
+// A runtime size ("B", "Sq", ...) as the first tensor that gave it in full set it.
 struct RuntimeSize {
   const char *name;
   int64_t value;
@@ -34,22 +47,33 @@ struct Sizes {
   void add(const char *name, int64_t value, const char *set_by) { entries.push_back({name, value, set_by}); }
 };
 
-// "dim 3 (head_dim)" when the kernel names the dim, "dim 3" otherwise.
-std::string dim_label(const attn_arg_info &info, int dim) {
-  std::string label = "dim " + std::to_string(dim);
-  const char *name = info.dim_names[dim];
-  if (name != nullptr && name[0] != '\0') label += std::string(" (") + name + ")";
-  return label;
+// Caller dim j, declared dim d in messages: "dim 1 (Sq)"; "dim 1 (kernel dim 2)" when a lower
+// rank moved it and it has no name.
+std::string caller_dim_label(const attn_arg_info &info, int j, int d) {
+  const char *name = info.dim_names[d];
+  if (name != nullptr && name[0] != '\0') return "dim " + std::to_string(j) + " (" + name + ")";
+  if (j == d) return "dim " + std::to_string(j);
+  return "dim " + std::to_string(j) + " (kernel dim " + std::to_string(d) + ")";
 }
 
-std::string arg_list(const attn_kernel_desc &desc) {
-  std::string list;
-  for (int i = 0; i < desc.arg_count; ++i) {
-    if (i > 0) list += ", ";
-    list += desc.args[i].name;
-  }
-  return list;
-}
+// One tensor as the caller gave it, and where its dims sit among the kernel's declared ones.
+struct Caller {
+  const attn_arg_info &info;
+  const attn_tensor &t;
+  int declared[ATTN_MAX_RANK] = {};  // declared dim of caller dim j
+
+  std::string label(int j) const { return caller_dim_label(info, j, declared[j]); }
+};
+
+// The buffer the kernel gets for one argument, in declared order (outermost first). A broadcast
+// dim (given with size 1, or left out) gets stride 0 and, once every tensor is checked, its
+// full extent.
+struct ArgPlan {
+  int64_t extent[ATTN_MAX_RANK] = {};
+  int64_t stride[ATTN_MAX_RANK] = {};
+  bool broadcast[ATTN_MAX_RANK] = {};
+  int caller_dim[ATTN_MAX_RANK] = {};  // -1 where the caller left the dim out
+};
 
 const char *runtime_name(const attn_arg_info &info, int dim) {
   const char *name = info.dim_names[dim];
@@ -88,20 +112,34 @@ attn_status check_names(const attn_kernel_desc &desc, const attn_arg *args, int 
   return ATTN_OK;
 }
 
-attn_status check_shape(const attn_arg_info &info, const attn_tensor &t, Sizes *sizes) {
-  const char *name = info.name;
+attn_status check_rank(Caller *caller) {
+  const attn_arg_info &info = caller->info;
+  const attn_tensor &t = caller->t;
   if (t.rank < 1 || t.rank > ATTN_MAX_RANK) {
-    return fail(ATTN_ERR_RANK, "tensor '%s' has rank %d, valid ranks are 1..%d (kernel expects %d)", name,
-                t.rank, ATTN_MAX_RANK, info.rank);
+    return fail(ATTN_ERR_RANK, "tensor '%s' has rank %d, valid ranks are 1..%d (kernel expects %d)",
+                info.name, t.rank, ATTN_MAX_RANK, info.rank);
   }
-  if (t.shape == nullptr) return fail(ATTN_ERR_RANK, "tensor '%s' has a null shape", name);
-  if (t.rank != info.rank) {
-    return fail(ATTN_ERR_RANK, "tensor '%s' has rank %d, kernel expects %d", name, t.rank, info.rank);
+  if (t.shape == nullptr) return fail(ATTN_ERR_RANK, "tensor '%s' has a null shape", info.name);
+  return map_caller_dims(info, t.rank, caller->declared);
+}
+
+// Checks each given size against the kernel's fixed size or the runtime size earlier tensors
+// set, and marks in plan the dims that broadcast. Dims that may broadcast are compared with
+// runtime sizes later (check_broadcastable_sizes), once the tensors that must give them in full
+// have set them.
+attn_status check_shape(const Caller &caller, Sizes *sizes, ArgPlan *plan) {
+  const attn_arg_info &info = caller.info;
+  const attn_tensor &t = caller.t;
+  const char *name = info.name;
+  for (int d = 0; d < info.rank; ++d) {  // until the caller gives the dim
+    plan->broadcast[d] = true;
+    plan->caller_dim[d] = -1;
   }
   int64_t elements = 1;
-  for (int d = 0; d < t.rank; ++d) {
-    const int64_t size = t.shape[d];
-    const std::string dim = dim_label(info, d);
+  for (int j = 0; j < t.rank; ++j) {
+    const int d = caller.declared[j];
+    const int64_t size = t.shape[j];
+    const std::string dim = caller.label(j);
     if (size < 1) {
       return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", sizes must be at least 1", name,
                   dim.c_str(), size);
@@ -110,11 +148,16 @@ attn_status check_shape(const attn_arg_info &info, const attn_tensor &t, Sizes *
       return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", sizes must be at most %" PRId64, name,
                   dim.c_str(), size, int32_max);
     }
-    if (info.fixed_shape[d] > 0 && size != info.fixed_shape[d]) {
-      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", kernel expects %" PRId64, name,
-                  dim.c_str(), size, info.fixed_shape[d]);
+    const bool broadcasts = dim_broadcasts(info, d);
+    plan->broadcast[d] = broadcasts && size == 1;
+    plan->extent[d] = size;
+    plan->caller_dim[d] = j;
+    if (!plan->broadcast[d] && info.fixed_shape[d] > 0 && size != info.fixed_shape[d]) {
+      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", kernel expects %" PRId64 "%s", name,
+                  dim.c_str(), size, info.fixed_shape[d], broadcasts ? " or 1 (broadcast)" : "");
     }
-    if (const char *runtime = runtime_name(info, d)) {
+    const char *runtime = runtime_name(info, d);
+    if (!broadcasts && runtime != nullptr) {
       if (const RuntimeSize *seen = sizes->find(runtime)) {
         if (seen->value != size) {
           return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", but tensor '%s' set %s to %" PRId64,
@@ -137,43 +180,95 @@ attn_status check_shape(const attn_arg_info &info, const attn_tensor &t, Sizes *
   return ATTN_OK;
 }
 
-// Fills strides (outermost first) with the caller's strides, or row-major ones when null.
-attn_status check_strides(const attn_arg_info &info, const attn_tensor &t, int64_t *strides) {
-  const char *name = info.name;
+// Fills strides (the caller's order, outermost first) with the caller's strides, or row-major
+// ones when null.
+attn_status check_strides(const Caller &caller, int64_t *strides) {
+  const attn_tensor &t = caller.t;
+  const char *name = caller.info.name;
   if (t.strides == nullptr) {
     int64_t stride = 1;
-    for (int d = t.rank - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= t.shape[d];
+    for (int j = t.rank - 1; j >= 0; --j) {
+      strides[j] = stride;
+      stride *= t.shape[j];
     }
     return ATTN_OK;
   }
-  for (int d = 0; d < t.rank; ++d) strides[d] = t.strides[d];
+  for (int j = 0; j < t.rank; ++j) strides[j] = t.strides[j];
   const int inner = t.rank - 1;
   if (strides[inner] != 1) {
     return fail(ATTN_ERR_STRIDE,
                 "tensor '%s': innermost %s has stride %" PRId64 ", kernel expects 1 (contiguous)", name,
-                dim_label(info, inner).c_str(), strides[inner]);
+                caller.label(inner).c_str(), strides[inner]);
   }
   int64_t span = 0;
-  for (int d = 0; d < t.rank; ++d) {
-    const std::string dim = dim_label(info, d);
-    if (strides[d] < 0) {
+  for (int j = 0; j < t.rank; ++j) {
+    const std::string dim = caller.label(j);
+    if (strides[j] < 0) {
       return fail(ATTN_ERR_STRIDE, "tensor '%s': %s has stride %" PRId64 ", strides must be at least 0", name,
-                  dim.c_str(), strides[d]);
+                  dim.c_str(), strides[j]);
     }
     // Halide addresses buffers with 32-bit offsets: every extent * stride must fit.
-    if (strides[d] > int32_max || t.shape[d] * strides[d] > int32_max) {
+    if (strides[j] > int32_max || t.shape[j] * strides[j] > int32_max) {
       return fail(ATTN_ERR_STRIDE,
                   "tensor '%s': %s has size %" PRId64 " and stride %" PRId64
                   ", their product must be at most %" PRId64,
-                  name, dim.c_str(), t.shape[d], strides[d], int32_max);
+                  name, dim.c_str(), t.shape[j], strides[j], int32_max);
     }
-    span += (t.shape[d] - 1) * strides[d];
+    span += (t.shape[j] - 1) * strides[j];
   }
   if (span >= int32_max) {
     return fail(ATTN_ERR_STRIDE, "tensor '%s' spans %" PRId64 " elements, kernels address at most %" PRId64,
                 name, span + 1, int32_max);
+  }
+  return ATTN_OK;
+}
+
+// A dim that may broadcast but was given in full must match the size the other tensors set; it
+// sets the size itself only where no tensor that must give the dim names it.
+attn_status check_broadcastable_sizes(const attn_arg_info &info, const ArgPlan &plan, Sizes *sizes) {
+  for (int d = 0; d < info.rank; ++d) {
+    const char *runtime = runtime_name(info, d);
+    if (!dim_broadcasts(info, d) || plan.broadcast[d] || runtime == nullptr) continue;
+    const int64_t size = plan.extent[d];
+    if (const RuntimeSize *seen = sizes->find(runtime)) {
+      if (seen->value != size) {
+        return fail(ATTN_ERR_SHAPE,
+                    "tensor '%s': %s is %" PRId64 ", but tensor '%s' set %s to %" PRId64
+                    "; kernel expects %" PRId64 " or 1 (broadcast)",
+                    info.name, caller_dim_label(info, plan.caller_dim[d], d).c_str(), size, seen->set_by,
+                    runtime, seen->value, seen->value);
+      }
+    } else {
+      sizes->add(runtime, size, info.name);
+    }
+  }
+  return ATTN_OK;
+}
+
+// Gives broadcast dims the size the other tensors set (the fixed size, else the runtime size,
+// else 1 when only broadcast tensors name it). Halide checks that the product of a buffer's
+// extents fits in int32, so a broadcast tensor is checked at its full size here.
+attn_status resolve_broadcast(const attn_arg_info &info, const Sizes &sizes, ArgPlan *plan) {
+  bool any = false;
+  for (int d = 0; d < info.rank; ++d) {
+    if (!plan->broadcast[d]) continue;
+    any = true;
+    const char *runtime = runtime_name(info, d);
+    const RuntimeSize *seen = runtime != nullptr ? sizes.find(runtime) : nullptr;
+    plan->extent[d] = info.fixed_shape[d] > 0 ? info.fixed_shape[d] : seen != nullptr ? seen->value : 1;
+    plan->stride[d] = 0;
+  }
+  if (!any) return ATTN_OK;
+  int64_t elements = 1;
+  for (int d = 0; d < info.rank; ++d) {
+    elements *= plan->extent[d];
+    if (elements > int32_max) {
+      return fail(ATTN_ERR_SHAPE,
+                  "tensor '%s' broadcasts to more than %" PRId64
+                  " elements (counting up to %s), kernels "
+                  "address at most %" PRId64,
+                  info.name, int32_max, dim_label(info, d).c_str(), int32_max);
+    }
   }
   return ATTN_OK;
 }
@@ -235,18 +330,18 @@ halide_type_t halide_type_of(attn_dtype dtype) {
   return type;
 }
 
-// Caller order is outermost first; Halide's dim[0] is the innermost.
-void build_buffer(const attn_tensor &t, const int64_t *strides, halide_dimension_t *dims,
-                  halide_buffer_t *buffer) {
+// Plan order is outermost first; Halide's dim[0] is the innermost.
+void build_buffer(const attn_arg_info &info, const attn_tensor &t, const ArgPlan &plan,
+                  halide_dimension_t *dims, halide_buffer_t *buffer) {
   *buffer = halide_buffer_t();
   buffer->host = static_cast<uint8_t *>(t.data);
   buffer->type = halide_type_of(t.dtype);
-  buffer->dimensions = t.rank;
+  buffer->dimensions = info.rank;
   buffer->dim = dims;
-  for (int d = 0; d < t.rank; ++d) {
-    const int caller = t.rank - 1 - d;
-    dims[d] =
-        halide_dimension_t(0, static_cast<int32_t>(t.shape[caller]), static_cast<int32_t>(strides[caller]));
+  for (int h = 0; h < info.rank; ++h) {
+    const int d = info.rank - 1 - h;
+    dims[h] =
+        halide_dimension_t(0, static_cast<int32_t>(plan.extent[d]), static_cast<int32_t>(plan.stride[d]));
   }
 }
 
@@ -258,7 +353,7 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
   std::vector<const attn_arg *> given(static_cast<size_t>(desc.arg_count));
   if (attn_status s = check_names(desc, args, arg_count, given.data()); s != ATTN_OK) return s;
 
-  std::vector<int64_t> strides(static_cast<size_t>(desc.arg_count) * ATTN_MAX_RANK);
+  std::vector<ArgPlan> plans(static_cast<size_t>(desc.arg_count));
   Sizes sizes;
   for (int i = 0; i < desc.arg_count; ++i) {
     const attn_arg_info &info = desc.args[i];
@@ -268,11 +363,27 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
       return fail(ATTN_ERR_DTYPE, "tensor '%s' has dtype %s, kernel expects %s", info.name,
                   dtype_name(dtype_value(t.dtype)), dtype_name(info.dtype));
     }
-    if (attn_status s = check_shape(info, t, &sizes); s != ATTN_OK) return s;
-    int64_t *own = &strides[static_cast<size_t>(i) * ATTN_MAX_RANK];
-    if (attn_status s = check_strides(info, t, own); s != ATTN_OK) return s;
+    Caller caller{info, t};
+    if (attn_status s = check_rank(&caller); s != ATTN_OK) return s;
+    ArgPlan &plan = plans[static_cast<size_t>(i)];
+    if (attn_status s = check_shape(caller, &sizes, &plan); s != ATTN_OK) return s;
+    int64_t strides[ATTN_MAX_RANK];
+    if (attn_status s = check_strides(caller, strides); s != ATTN_OK) return s;
     if (info.is_output) {
-      if (attn_status s = check_no_overlap(info, t, own); s != ATTN_OK) return s;
+      // Outputs never broadcast (desc_is_well_formed), so caller and declared dims coincide.
+      if (attn_status s = check_no_overlap(info, t, strides); s != ATTN_OK) return s;
+    }
+    for (int j = 0; j < t.rank; ++j) plan.stride[caller.declared[j]] = strides[j];
+  }
+  // Dims that may broadcast take sizes that tensors after them may set, so they come last.
+  for (int i = 0; i < desc.arg_count; ++i) {
+    const ArgPlan &plan = plans[static_cast<size_t>(i)];
+    if (attn_status s = check_broadcastable_sizes(desc.args[i], plan, &sizes); s != ATTN_OK) return s;
+  }
+  for (int i = 0; i < desc.arg_count; ++i) {
+    if (attn_status s = resolve_broadcast(desc.args[i], sizes, &plans[static_cast<size_t>(i)]);
+        s != ATTN_OK) {
+      return s;
     }
   }
 
@@ -280,7 +391,7 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
   out->buffers.assign(static_cast<size_t>(desc.arg_count), halide_buffer_t());
   out->pointers.assign(static_cast<size_t>(desc.arg_count), nullptr);
   for (int i = 0; i < desc.arg_count; ++i) {
-    build_buffer(given[i]->tensor, &strides[static_cast<size_t>(i) * ATTN_MAX_RANK],
+    build_buffer(desc.args[i], given[i]->tensor, plans[static_cast<size_t>(i)],
                  &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK], &out->buffers[i]);
     out->pointers[i] = &out->buffers[i];
   }

@@ -8,8 +8,9 @@
 
 namespace attn::detail {
 
-// What desc->run takes: pointers[i] is &buffers[i], the buffer of desc.args[i]. Built only
-// after every check passed; dims holds ATTN_MAX_RANK entries per argument, innermost first.
+// What desc->run takes: pointers[i] is &buffers[i], the buffer of desc.args[i] at its declared
+// rank, broadcast dims at full extent with stride 0. Built only after every check passed; dims
+// holds ATTN_MAX_RANK entries per argument, innermost first.
 struct CallBuffers {
   std::vector<halide_dimension_t> dims;
   std::vector<halide_buffer_t> buffers;
@@ -18,6 +19,7 @@ struct CallBuffers {
 
 // Checks names, presence, data, dtype, rank, sizes and strides of every tensor, in the kernel's
 // argument order, recording the first problem as the thread's error. out is filled on ATTN_OK.
+// Broadcasting follows attn_arg_info in attn/runtime.h.
 attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int arg_count, CallBuffers *out);
 
 }  // namespace attn::detail

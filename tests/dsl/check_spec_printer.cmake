@@ -1,8 +1,9 @@
 # check_spec_printer.cmake: the spec printer writes its file, and leaves an unchanged file untouched.
 # cmake -DPRINTER=<exe> -DOUT=<file> -P check_spec_printer.cmake
 set(expected
-    "name=gpt2 d_model=768 heads=12 kv_heads=12 head_dim=64 head_dim_v=64 form=core qkv=separate proj_bias=false mask=causal dtype=f32 scale=0.125
-name=gpt2_block d_model=768 heads=12 kv_heads=12 head_dim=64 head_dim_v=64 form=block qkv=fused proj_bias=true mask=causal dtype=f32 scale=0.125
+    "name=gpt2 d_model=768 heads=12 kv_heads=12 head_dim=64 head_dim_v=64 form=core qkv=separate proj_bias=false mask=causal mask_block=0 dtype=f32 scale=0.125 softcap=none alibi=false score_bias=none lse=false
+name=gpt2_block d_model=768 heads=12 kv_heads=12 head_dim=64 head_dim_v=64 form=block qkv=fused proj_bias=true mask=causal mask_block=0 dtype=f32 scale=0.125 softcap=none alibi=false score_bias=none lse=false
+name=bigbird d_model=512 heads=8 kv_heads=8 head_dim=64 head_dim_v=64 form=core qkv=separate proj_bias=false mask=(window(64,64)|global(2)|random(64,3,42))&padding mask_block=64 dtype=f32 scale=0.125 softcap=30 alibi=true score_bias=tensor lse=true
 ")
 
 function(run_printer)

@@ -48,6 +48,41 @@ TEST_CASE("mask slugs") {
         "attn_core_h8_kv8_d64_f32_and_or_win256x256_causal_wininfx4");
 }
 
+TEST_CASE("slugs of the newer mask terms") {
+  const std::string base = "attn_core_h8_kv8_d64_f32_";
+  CHECK(attn::kernel_id(core64.with_mask(attn::global_tokens(4))) == base + "glob4");
+  CHECK(attn::kernel_id(core64.with_mask(attn::random_blocks(64, 3, 42))) == base + "rnd64x3s42");
+  CHECK(attn::kernel_id(core64.with_mask(attn::random_blocks(64, 3, 4294967295u))) ==
+        base + "rnd64x3s4294967295");
+  CHECK(attn::kernel_id(core64.with_mask(attn::padding())) == base + "pad");
+  CHECK(attn::kernel_id(core64.with_mask(attn::prefix())) == base + "prefix");
+  CHECK(attn::kernel_id(core64.with_mask(attn::document())) == base + "doc");
+  CHECK(attn::kernel_id(core64.with_mask(attn::mask_tensor())) == base + "tensor");
+  CHECK(attn::kernel_id(core64.with_mask((attn::window(256, 256) | attn::global_tokens(4)) &
+                                         attn::padding())) == base + "and_or_win256x256_glob4_pad");
+}
+
+TEST_CASE("parts for mask_block and the score modifiers, only when set") {
+  CHECK(attn::kernel_id(core64.causal().with_mask_block(64)) == "attn_core_h8_kv8_d64_f32_causal_mb64");
+  CHECK(attn::kernel_id(gpt2.with_softcap(50.0f)) == "attn_core_h12_kv12_d64_f32_cap42480000");
+  CHECK(attn::kernel_id(gpt2.with_alibi()) == "attn_core_h12_kv12_d64_f32_alibi");
+  CHECK(attn::kernel_id(gpt2.with_score_bias()) == "attn_core_h12_kv12_d64_f32_bias_t");
+  CHECK(attn::kernel_id(gpt2.with_lse()) == "attn_core_h12_kv12_d64_f32_lse");
+  CHECK(attn::kernel_id(gpt2.block()
+                            .with_proj_bias()
+                            .causal()
+                            .with_mask_block(128)
+                            .with_scale(0.1f)
+                            .with_softcap(30.0f)
+                            .with_alibi()
+                            .with_score_bias()
+                            .with_lse()) ==
+        "attn_block_m768_h12_kv12_d64_f32_causal_mb128_sep_bias_s3dcccccd_cap41f00000_alibi_bias_t_lse");
+  // Switched off, they leave the id as it was.
+  CHECK(attn::kernel_id(gpt2.with_alibi(false).with_score_bias(false).with_lse(false)) ==
+        "attn_core_h12_kv12_d64_f32");
+}
+
 TEST_CASE("specs that resolve alike share an id; the name is not part of it") {
   const std::string id = attn::kernel_id(gpt2.causal());
   CHECK(attn::kernel_id(attn::attention().with_heads(12).with_head_dim(64).causal()) == id);

@@ -55,6 +55,46 @@ inline constexpr SpecCase spec_cases[] = {
     {"block, head_dim override", detail::gpt2.block().with_head_dim(32).with_head_dim_v(48)},
     {"block, mqa scale",
      attn::attention().with_d_model(512).with_heads(8).with_kv_heads(1).block().with_scale(2.0f)},
+    // Masks and sparsity.
+    {"core, global", detail::core64.with_mask(attn::global_tokens(4))},
+    {"core, random", detail::core64.with_mask(attn::random_blocks(64, 3, 42))},
+    {"core, random, other seed", detail::core64.with_mask(attn::random_blocks(64, 3, 43))},
+    {"core, random, largest seed", detail::core64.with_mask(attn::random_blocks(64, 3, 4294967295u))},
+    {"core, padding", detail::gpt2.with_mask(attn::padding())},
+    {"core, causal and padding", detail::gpt2.with_mask(attn::causal() & attn::padding())},
+    {"core, prefix lm", detail::gpt2.with_mask(attn::causal() | attn::prefix())},
+    {"core, documents", detail::gpt2.with_mask(attn::document() & attn::causal())},
+    {"core, mask tensor", detail::gpt2.with_mask(attn::mask_tensor())},
+    {"core, (window|global)&padding",
+     detail::core64.with_mask((attn::window(256, 256) | attn::global_tokens(4)) & attn::padding())},
+    {"core, bigbird",
+     detail::core64
+         .with_mask((detail::w4 | attn::global_tokens(2) | attn::random_blocks(64, 3, 7)) & attn::padding())
+         .with_mask_block(64)},
+    {"core, block-sparse window", detail::core64.with_mask(detail::w128).with_mask_block(64)},
+    {"core, block-sparse window, 128", detail::core64.with_mask(detail::w128).with_mask_block(128)},
+    {"core, softcap", detail::gpt2.causal().with_softcap(50.0f)},
+    {"core, softcap 30", detail::gpt2.causal().with_softcap(30.0f)},
+    {"core, alibi", detail::core64.causal().with_alibi()},
+    {"core, score bias", detail::core64.with_score_bias()},
+    {"core, lse", detail::gpt2.causal().with_lse()},
+    {"core, every modifier", detail::core64.with_mask(attn::causal() & attn::padding())
+                                 .with_softcap(30.0f)
+                                 .with_alibi()
+                                 .with_score_bias()
+                                 .with_lse()},
+    {"block, everything", detail::gpt2.block()
+                              .fused_qkv()
+                              .with_proj_bias()
+                              .with_mask((detail::w128 | attn::global_tokens(1)) & attn::document())
+                              .with_mask_block(32)
+                              .with_scale(0.2f)
+                              .with_softcap(20.0f)
+                              .with_alibi()
+                              .with_score_bias()
+                              .with_lse()},
+    {"block, score bias", detail::gpt2.block().with_score_bias()},
+    {"block, proj bias and score bias", detail::gpt2.block().with_proj_bias().with_score_bias()},
 };
 
 }  // namespace attn_test

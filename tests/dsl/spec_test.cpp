@@ -30,7 +30,12 @@ TEST_CASE("the fluent DSL records every field") {
                                .fused_qkv()
                                .with_proj_bias()
                                .with_mask(attn::window(128, 0))
-                               .with_scale(0.5f);
+                               .with_scale(0.5f)
+                               .with_mask_block(16)
+                               .with_softcap(20.0f)
+                               .with_alibi()
+                               .with_score_bias()
+                               .with_lse();
   CHECK(s.d_model == 1024);
   CHECK(s.heads == 16);
   CHECK(s.kv_heads == 4);
@@ -42,6 +47,12 @@ TEST_CASE("the fluent DSL records every field") {
   CHECK(s.mask.count == 1);
   CHECK(s.has_scale);
   CHECK(s.scale == 0.5f);
+  CHECK(s.mask_block == 16);
+  CHECK(s.has_softcap);
+  CHECK(s.softcap == 20.0f);
+  CHECK(s.alibi);
+  CHECK(s.score_bias);
+  CHECK(s.lse);
   CHECK(s.bad_value_field == 0);
   CHECK(s.with_proj_bias(false).proj_bias == false);
   CHECK(s.separate_qkv().qkv == attn::Qkv::separate);
@@ -120,14 +131,96 @@ TEST_CASE("mask algebra") {
     CHECK(m.root() == 4);
   }
   SUBCASE("bad bounds and overflow are recorded") {
-    CHECK(attn::window(-2, 0).bad_term == 1);
+    CHECK(attn::window(-2, 0).bad_term == attn::MaskProblem::window_bound);
     CHECK(attn::window(0, -7).bad_value == -7);
-    CHECK((attn::window(-3, 0) & w).bad_term == 1);
+    CHECK((attn::window(-3, 0) & w).bad_term == attn::MaskProblem::window_bound);
     attn::Mask big = w;
     for (int i = 0; i < 7; ++i) big = big & w;  // 15 nodes: still fits
-    CHECK(big.bad_term == 0);
-    CHECK((big & w).bad_term == 2);
+    CHECK(big.bad_term == attn::MaskProblem::none);
+    CHECK((big & w).bad_term == attn::MaskProblem::too_many_terms);
     CHECK((big & w).bad_value == 17);
+  }
+  SUBCASE("the first problem in an expression is kept") {
+    constexpr attn::Mask m = attn::global_tokens(0) & attn::window(-5, 0);
+    CHECK(m.bad_term == attn::MaskProblem::global_tokens);
+    CHECK(m.bad_value == 0);
+    CHECK((w | attn::random_blocks(64, -1, 0)).bad_term == attn::MaskProblem::random_count);
+  }
+}
+
+TEST_CASE("mask terms record their values") {
+  SUBCASE("global tokens") {
+    constexpr attn::Mask g = attn::global_tokens(4);
+    static_assert(g.count == 1 && g.nodes[0].op == attn::MaskOp::global_tokens && g.nodes[0].tokens == 4);
+    CHECK(g.bad_term == attn::MaskProblem::none);
+    CHECK(attn::global_tokens(0).bad_term == attn::MaskProblem::global_tokens);
+    CHECK(attn::global_tokens(-1).bad_value == -1);
+  }
+  SUBCASE("random blocks") {
+    constexpr attn::Mask r = attn::random_blocks(64, 3, 4294967295u);
+    static_assert(r.nodes[0].op == attn::MaskOp::random_blocks);
+    CHECK(r.nodes[0].block == 64);
+    CHECK(r.nodes[0].blocks == 3);
+    CHECK(r.nodes[0].seed == 4294967295u);
+    CHECK(r.bad_term == attn::MaskProblem::none);
+    CHECK(attn::random_blocks(0, 2, 1).bad_term == attn::MaskProblem::random_block);
+    CHECK(attn::random_blocks(0, 2, 1).bad_value == 0);
+    CHECK(attn::random_blocks(0, 0, 1).bad_term == attn::MaskProblem::random_block);  // block size first
+    CHECK(attn::random_blocks(16, -3, 1).bad_term == attn::MaskProblem::random_count);
+    CHECK(attn::random_blocks(16, -3, 1).bad_value == -3);
+  }
+  SUBCASE("runtime terms") {
+    CHECK(attn::padding().nodes[0].op == attn::MaskOp::padding);
+    CHECK(attn::prefix().nodes[0].op == attn::MaskOp::prefix);
+    CHECK(attn::document().nodes[0].op == attn::MaskOp::document);
+    CHECK(attn::mask_tensor().nodes[0].op == attn::MaskOp::tensor);
+  }
+  SUBCASE("uses, is_structural, is_operator") {
+    constexpr attn::Mask m = (attn::window(64, 64) | attn::global_tokens(2)) & attn::padding();
+    static_assert(m.uses(attn::MaskOp::global_tokens) && m.uses(attn::MaskOp::padding));
+    CHECK(m.uses(attn::MaskOp::either));
+    CHECK_FALSE(m.uses(attn::MaskOp::random_blocks));
+    CHECK_FALSE(attn::no_mask().uses(attn::MaskOp::window));
+    CHECK(attn::is_structural(attn::MaskOp::window));
+    CHECK(attn::is_structural(attn::MaskOp::global_tokens));
+    CHECK(attn::is_structural(attn::MaskOp::random_blocks));
+    for (const attn::MaskOp op : {attn::MaskOp::padding, attn::MaskOp::prefix, attn::MaskOp::document,
+                                  attn::MaskOp::tensor, attn::MaskOp::both, attn::MaskOp::either})
+      CHECK_FALSE(attn::is_structural(op));
+    CHECK(attn::is_operator(attn::MaskOp::both));
+    CHECK(attn::is_operator(attn::MaskOp::either));
+    CHECK_FALSE(attn::is_operator(attn::MaskOp::tensor));
+  }
+  SUBCASE("operands of new terms are re-indexed like windows") {
+    constexpr attn::Mask m = attn::padding() & (attn::global_tokens(1) | attn::prefix());
+    static_assert(m.count == 5);
+    CHECK(m.nodes[3].op == attn::MaskOp::either);
+    CHECK(m.nodes[3].lhs == 1);
+    CHECK(m.nodes[3].rhs == 2);
+    CHECK(m.nodes[4].lhs == 0);
+    CHECK(m.nodes[4].rhs == 3);
+  }
+}
+
+TEST_CASE("score modifiers, lse and mask_block") {
+  constexpr attn::Spec s =
+      gpt2.with_mask_block(64).with_softcap(30.0f).with_alibi().with_score_bias().with_lse();
+  static_assert(attn::check_spec(s).ok());
+  CHECK_FALSE(s.with_alibi(false).alibi);
+  CHECK_FALSE(s.with_score_bias(false).score_bias);
+  CHECK_FALSE(s.with_lse(false).lse);
+  SUBCASE("unset by default, and resolve leaves them unset") {
+    constexpr attn::Spec r = attn::resolve(gpt2);
+    CHECK(r.mask_block == 0);
+    CHECK_FALSE(r.has_softcap);
+    CHECK_FALSE(r.alibi);
+    CHECK_FALSE(r.score_bias);
+    CHECK_FALSE(r.lse);
+  }
+  SUBCASE("with_mask_block records values <= 0") {
+    CHECK(gpt2.with_mask_block(0).bad_value_field ==
+          static_cast<int>(attn::SpecProblem::mask_block_not_positive));
+    CHECK(gpt2.with_mask_block(-8).bad_value == -8);
   }
 }
 

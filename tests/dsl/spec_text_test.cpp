@@ -37,11 +37,26 @@ TEST_CASE("to_string prints every key, resolved, in a fixed order") {
                                .causal();
   CHECK(attn::to_string(block) ==
         "name=gpt2 d_model=768 heads=12 kv_heads=12 head_dim=64 head_dim_v=64 form=block qkv=fused "
-        "proj_bias=true mask=causal dtype=f32 scale=0.125");
+        "proj_bias=true mask=causal mask_block=0 dtype=f32 scale=0.125 softcap=none alibi=false "
+        "score_bias=none lse=false");
   const attn::Spec core = attn::attention().with_heads(8).with_head_dim(64).with_kv_heads(2).with_scale(0.1f);
   CHECK(attn::to_string(core) ==
         "d_model=512 heads=8 kv_heads=2 head_dim=64 head_dim_v=64 form=core qkv=separate "
-        "proj_bias=false mask=none dtype=f32 scale=0.100000001");
+        "proj_bias=false mask=none mask_block=0 dtype=f32 scale=0.100000001 softcap=none alibi=false "
+        "score_bias=none lse=false");
+  const attn::Spec sparse = attn::attention()
+                                .with_heads(8)
+                                .with_head_dim(64)
+                                .with_mask((window(256, 256) | attn::global_tokens(4)) & attn::padding())
+                                .with_mask_block(64)
+                                .with_softcap(30.0f)
+                                .with_alibi()
+                                .with_score_bias()
+                                .with_lse();
+  CHECK(attn::to_string(sparse) ==
+        "d_model=512 heads=8 kv_heads=8 head_dim=64 head_dim_v=64 form=core qkv=separate "
+        "proj_bias=false mask=(window(256,256)|global(4))&padding mask_block=64 dtype=f32 scale=0.125 "
+        "softcap=30 alibi=true score_bias=tensor lse=true");
 }
 
 TEST_CASE("masks print with parentheses only where the tree needs them") {
@@ -64,6 +79,17 @@ TEST_CASE("masks print with parentheses only where the tree needs them") {
       {a | (b | causal()), "window(4,4)|(window(128,0)|causal)"},
       {a & (b | causal()), "window(4,4)&(window(128,0)|causal)"},
       {a & (b & causal()), "window(4,4)&(window(128,0)&causal)"},
+      {attn::global_tokens(4), "global(4)"},
+      {attn::random_blocks(64, 3, 42), "random(64,3,42)"},
+      {attn::random_blocks(1, 1, 4294967295u), "random(1,1,4294967295)"},
+      {attn::padding(), "padding"},
+      {attn::prefix(), "prefix"},
+      {attn::document(), "document"},
+      {attn::mask_tensor(), "tensor"},
+      {(window(256, 256) | attn::global_tokens(4)) & attn::padding(), "(window(256,256)|global(4))&padding"},
+      {(attn::document() & causal()) | attn::prefix(), "document&causal|prefix"},
+      {attn::mask_tensor() & (attn::random_blocks(16, 2, 0) | attn::global_tokens(1)),
+       "tensor&(random(16,2,0)|global(1))"},
   };
   for (const Case &c : cases) {
     CAPTURE(c.text);
@@ -83,6 +109,8 @@ TEST_CASE("mask texts that parse to the same mask") {
   CHECK(attn::parse_mask("none").mask.empty());
   CHECK(attn_test::same_mask(attn::parse_mask("causal&window(1,2)|window(3,4)").mask,
                              (causal() & window(1, 2)) | window(3, 4)));
+  CHECK(attn_test::same_mask(attn::parse_mask("((padding))&(global(4))").mask,
+                             attn::padding() & attn::global_tokens(4)));
 }
 
 TEST_CASE("round trip over the table of specs") {
@@ -119,7 +147,8 @@ TEST_CASE("parse_spec keeps what the user wrote") {
 TEST_CASE("parse_spec rejects malformed pairs") {
   CHECK(spec_error("heads=12 head=64") ==
         "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, form, qkv, "
-        "proj_bias, mask, dtype, scale)");
+        "proj_bias, mask, mask_block, dtype, scale, softcap, alibi, score_bias, lse)");
+  CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");
 }
@@ -147,9 +176,43 @@ TEST_CASE("parse_spec rejects bad values, naming key and value") {
   CHECK(spec_error(("name=" + name32).c_str()) ==
         "key 'name': '" + name32 + "' is not a valid name (1 to 31 of letters, digits, '_' or '-')");
   CHECK(attn::parse_spec("d_model=768 heads=12 name=" + name32.substr(1)).ok);
-  CHECK(spec_error("heads=12 d_model=768 mask=padding") ==
-        "key 'mask': unknown term 'padding' (supported: none, causal, window(L,R))");
+  CHECK(spec_error("heads=12 d_model=768 mask=pad") ==
+        "key 'mask': unknown term 'pad' (supported: none, causal, window(L,R), global(G), random(BS,N,SEED), "
+        "padding, prefix, document, tensor)");
   CHECK(spec_error("mask=window(1,x)") == "key 'mask': window bound 'x' is not an integer");
+  CHECK(spec_error("mask=global(1,2)") == "key 'mask': global(...) needs one integer G, got 'global(1,2)'");
+  CHECK(spec_error("mask_block=abc") == "key 'mask_block': 'abc' is not an integer");
+  CHECK(spec_error("mask_block=-64") ==
+        "key 'mask_block': '-64' must be 0 (per element) or a block size > 0");
+  CHECK(spec_error("mask_block=4294967296") ==
+        "key 'mask_block': '4294967296' is out of range (must fit int32)");
+  CHECK(spec_error("softcap=abc") == "key 'softcap': 'abc' is not a number");
+  CHECK(spec_error("softcap=") == "key 'softcap': '' is not a number");
+  CHECK(spec_error("softcap=None") == "key 'softcap': 'None' is not a number");
+  CHECK(spec_error("softcap=1e99") == "key 'softcap': '1e99' is out of range for a float");
+  CHECK(spec_error("alibi=1") == "key 'alibi': '1' is not one of true|false");
+  CHECK(spec_error("score_bias=true") == "key 'score_bias': 'true' is not one of none|tensor");
+  CHECK(spec_error("lse=yes") == "key 'lse': 'yes' is not one of true|false");
+}
+
+TEST_CASE("unset keys of the newer fields") {
+  const attn::ParseResult r = attn::parse_spec(
+      "heads=12 d_model=768 mask_block=0 softcap=none alibi=false score_bias=none lse=false");
+  REQUIRE(r.ok);
+  CHECK(r.spec.mask_block == 0);
+  CHECK_FALSE(r.spec.has_softcap);
+  CHECK(attn_test::same_resolved(r.spec, attn::attention().with_d_model(768).with_heads(12)));
+  const attn::ParseResult set = attn::parse_spec(
+      "heads=12 d_model=768 mask_block=16 softcap=2.5 alibi=true score_bias=tensor lse=true");
+  REQUIRE(set.ok);
+  CHECK(attn_test::same_resolved(set.spec, attn::attention()
+                                               .with_d_model(768)
+                                               .with_heads(12)
+                                               .with_mask_block(16)
+                                               .with_softcap(2.5f)
+                                               .with_alibi()
+                                               .with_score_bias()
+                                               .with_lse()));
 }
 
 TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {
@@ -171,15 +234,28 @@ TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {
         "spec '<unnamed>': d_model must be set for the block form (got 0); head_dim alone is enough only for "
         "the core form");
   CHECK(spec_error("") == "spec '<unnamed>': heads must be set to a value > 0 (got 0, which means unset)");
+  CHECK(spec_error("name=x d_model=768 heads=12 softcap=0") ==
+        "spec 'x': softcap must be a finite number > 0 (got 0)");
+  CHECK(spec_error("name=x d_model=768 heads=12 softcap=-inf") ==
+        "spec 'x': softcap must be a finite number > 0 (got -inf)");
+  CHECK(spec_error("name=x d_model=768 heads=12 mask=global(0)|causal") ==
+        "spec 'x': global(G) needs G >= 1 (got 0)");
+  CHECK(spec_error("name=x d_model=768 heads=12 mask=random(0,2,1)") ==
+        "spec 'x': random(BS,N,SEED) needs a block size BS >= 1 (got 0)");
+  CHECK(spec_error("name=x d_model=768 heads=12 mask=random(64,0,1)") ==
+        "spec 'x': random(BS,N,SEED) needs N >= 1 blocks (got 0)");
 }
 
 TEST_CASE("parse_mask errors") {
-  CHECK(mask_error("padding") == "mask: unknown term 'padding' (supported: none, causal, window(L,R))");
-  CHECK(mask_error("causal&global(4)") ==
-        "mask: unknown term 'global' (supported: none, causal, window(L,R))");
+  const std::string supported =
+      " (supported: none, causal, window(L,R), global(G), random(BS,N,SEED), padding, prefix, document, "
+      "tensor)";
+  CHECK(mask_error("sliding(4)") == "mask: unknown term 'sliding'" + supported);
+  CHECK(mask_error("causal&Padding") == "mask: unknown term 'Padding'" + supported);
   CHECK(mask_error("") == "mask: empty mask (write 'none' for no mask)");
   CHECK(mask_error("window(1,2") == "mask: expected ')' at offset 10 in 'window(1,2'");
-  CHECK(mask_error("window(1)|causal") == "mask: expected ',' at offset 8 in 'window(1)|causal'");
+  CHECK(mask_error("window(1)|causal") == "mask: window(...) needs two integers L,R, got 'window(1)'");
+  CHECK(mask_error("window(1,2,3)") == "mask: window(...) needs two integers L,R, got 'window(1,2,3)'");
   CHECK(mask_error("window 1,2") == "mask: expected '(' after 'window' at offset 6 in 'window 1,2'");
   CHECK(mask_error("window(a,0)") == "mask: window bound 'a' is not an integer");
   CHECK(mask_error("window(,0)") == "mask: window bound '' is not an integer");
@@ -194,6 +270,32 @@ TEST_CASE("parse_mask errors") {
   std::string big = "causal";
   for (int i = 0; i < 8; ++i) big += "&causal";
   CHECK(mask_error(big.c_str()) == "mask: too many terms (17 nodes; at most 16)");
+}
+
+TEST_CASE("parse_mask errors for the newer terms") {
+  CHECK(mask_error("global") == "mask: expected '(' after 'global' at offset 6 in 'global'");
+  CHECK(mask_error("global()") == "mask: global token count '' is not an integer");
+  CHECK(mask_error("global(1,2)") == "mask: global(...) needs one integer G, got 'global(1,2)'");
+  CHECK(mask_error("global(x)") == "mask: global token count 'x' is not an integer");
+  CHECK(mask_error("global(4") == "mask: expected ')' at offset 8 in 'global(4'");
+  CHECK(mask_error("global(2147483648)") ==
+        "mask: global token count '2147483648' is out of range (must fit int32)");
+  CHECK(mask_error("global(0)") == "mask: global(G) needs G >= 1 (got 0)");
+  CHECK(mask_error("global(-1)&causal") == "mask: global(G) needs G >= 1 (got -1)");
+  CHECK(mask_error("random(64,3)") == "mask: random(...) needs three integers BS,N,SEED, got 'random(64,3)'");
+  CHECK(mask_error("random") == "mask: expected '(' after 'random' at offset 6 in 'random'");
+  CHECK(mask_error("random(a,3,1)") == "mask: random block size 'a' is not an integer");
+  CHECK(mask_error("random(64,3.5,1)") == "mask: random block count '3.5' is not an integer");
+  CHECK(mask_error("random(64,3,seed)") == "mask: random seed 'seed' is not an integer");
+  CHECK(mask_error("random(64,3,4294967296)") ==
+        "mask: random seed '4294967296' is out of range (must fit uint32)");
+  CHECK(mask_error("random(64,3,-1)") == "mask: random seed '-1' is out of range (must fit uint32)");
+  CHECK(mask_error("random(64,3,99999999999999999999)") ==
+        "mask: random seed '99999999999999999999' is out of range (must fit uint32)");
+  CHECK(mask_error("random(0,2,1)") == "mask: random(BS,N,SEED) needs a block size BS >= 1 (got 0)");
+  CHECK(mask_error("random(64,0,1)") == "mask: random(BS,N,SEED) needs N >= 1 blocks (got 0)");
+  CHECK(mask_error("padding()") == "mask: unexpected '(' at offset 7 in 'padding()'");
+  CHECK(mask_error("padding&") == "mask: expected a term at offset 8 in 'padding&'");
 }
 
 }  // namespace

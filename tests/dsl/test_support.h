@@ -10,28 +10,47 @@
 
 namespace attn_test {
 
+// The same node: its operator or term, and the fields that kind of node uses.
+inline bool same_node(const attn::MaskNode &x, const attn::MaskNode &y) {
+  using attn::MaskOp;
+  if (x.op != y.op) return false;
+  if (attn::is_operator(x.op)) return x.lhs == y.lhs && x.rhs == y.rhs;
+  switch (x.op) {
+    case MaskOp::window:
+      return x.left == y.left && x.right == y.right;
+    case MaskOp::global_tokens:
+      return x.tokens == y.tokens;
+    case MaskOp::random_blocks:
+      return x.block == y.block && x.blocks == y.blocks && x.seed == y.seed;
+    default:
+      return true;  // padding, prefix, document, tensor: no fields
+  }
+}
+
 // The same tree of terms (and so the same kernel), node for node.
 inline bool same_mask(const attn::Mask &a, const attn::Mask &b) {
   if (a.count != b.count || a.bad_term != b.bad_term) return false;
-  for (int i = 0; i < a.count; ++i) {
-    const attn::MaskNode &x = a.nodes[i];
-    const attn::MaskNode &y = b.nodes[i];
-    if (x.op != y.op) return false;
-    if (x.op == attn::MaskOp::window && (x.left != y.left || x.right != y.right)) return false;
-    if (x.op != attn::MaskOp::window && (x.lhs != y.lhs || x.rhs != y.rhs)) return false;
-  }
+  for (int i = 0; i < a.count; ++i)
+    if (!same_node(a.nodes[i], b.nodes[i])) return false;
   return true;
 }
 
-// Equal once resolved: every field, with the scale compared bit for bit. Whether the scale was
-// written or defaulted does not matter: the text form always writes it.
+inline bool same_bits(float a, float b) {
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
+
+// Equal once resolved: every field, with the scale and softcap compared bit for bit. Whether the
+// scale was written or defaulted does not matter: the text form always writes it. An unset softcap
+// stays unset.
 inline bool same_resolved(const attn::Spec &a, const attn::Spec &b) {
   const attn::Spec x = attn::resolve(a);
   const attn::Spec y = attn::resolve(b);
   return std::strncmp(x.name, y.name, sizeof(x.name)) == 0 && x.d_model == y.d_model && x.heads == y.heads &&
          x.kv_heads == y.kv_heads && x.head_dim == y.head_dim && x.head_dim_v == y.head_dim_v &&
          x.form == y.form && x.qkv == y.qkv && x.proj_bias == y.proj_bias && same_mask(x.mask, y.mask) &&
-         x.dtype == y.dtype && std::bit_cast<uint32_t>(x.scale) == std::bit_cast<uint32_t>(y.scale);
+         x.mask_block == y.mask_block && x.dtype == y.dtype && same_bits(x.scale, y.scale) &&
+         x.has_softcap == y.has_softcap && (!x.has_softcap || same_bits(x.softcap, y.softcap)) &&
+         x.alibi == y.alibi && x.score_bias == y.score_bias && x.lse == y.lse;
 }
 
 }  // namespace attn_test

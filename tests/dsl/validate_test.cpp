@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "spec_cases.h"
 
@@ -42,6 +43,28 @@ TEST_CASE("messages name the spec, the field and the value") {
         "spec 'x': window bound (-2) must be >= -1 (-1 means unbounded)");
 }
 
+TEST_CASE("messages for mask terms, mask_block and softcap") {
+  CHECK(message(x768.with_mask(attn::global_tokens(-1))) == "spec 'x': global(G) needs G >= 1 (got -1)");
+  CHECK(message(x768.with_mask(attn::causal() | attn::global_tokens(0))) ==
+        "spec 'x': global(G) needs G >= 1 (got 0)");
+  CHECK(message(x768.with_mask(attn::random_blocks(0, 2, 1))) ==
+        "spec 'x': random(BS,N,SEED) needs a block size BS >= 1 (got 0)");
+  CHECK(message(x768.with_mask(attn::random_blocks(64, 0, 1))) ==
+        "spec 'x': random(BS,N,SEED) needs N >= 1 blocks (got 0)");
+  CHECK(message(x768.with_mask(attn::padding() & attn::random_blocks(64, -2, 1))) ==
+        "spec 'x': random(BS,N,SEED) needs N >= 1 blocks (got -2)");
+  CHECK(message(x768.with_softcap(0.0f)) == "spec 'x': softcap must be a finite number > 0 (got 0)");
+  CHECK(message(x768.with_softcap(-30.0f)) == "spec 'x': softcap must be a finite number > 0 (got -30)");
+  CHECK(message(x768.with_softcap(__builtin_nanf(""))) ==
+        "spec 'x': softcap must be a finite number > 0 (got nan)");
+  CHECK(message(x768.with_softcap(__builtin_inff())) ==
+        "spec 'x': softcap must be a finite number > 0 (got inf)");
+  CHECK(message(x768.with_mask_block(0)) == "spec 'x': mask_block must be > 0 (got 0)");
+  CHECK(message(x768.with_mask_block(-64)) == "spec 'x': mask_block must be > 0 (got -64)");
+  CHECK(attn::validate(x768.with_mask_block(1).with_softcap(1e-30f).with_mask(attn::random_blocks(1, 1, 0)))
+            .ok);
+}
+
 TEST_CASE("an unnamed spec is written <unnamed>") {
   CHECK(message(attn::attention().with_d_model(770).with_heads(12)) ==
         "spec '<unnamed>': heads (12) must divide d_model (770)");
@@ -64,6 +87,12 @@ TEST_CASE("fields written directly, not through setters, are checked too") {
   s = x768;
   s.kv_heads = -2;
   CHECK(message(s) == "spec 'x': kv_heads must be > 0 (got -2)");
+  s = x768;
+  s.mask_block = -1;
+  CHECK(message(s) == "spec 'x': mask_block must be > 0 (got -1)");
+  s = x768;
+  s.has_softcap = true;  // softcap left at 0
+  CHECK(message(s) == "spec 'x': softcap must be a finite number > 0 (got 0)");
 }
 
 TEST_CASE("scales that are not finite") {
@@ -89,9 +118,14 @@ TEST_CASE("names") {
 }
 
 TEST_CASE("one distinct message per SpecProblem") {
+  using P = attn::SpecProblem;
   std::set<std::string> seen;
-  for (int code = 1; code <= static_cast<int>(attn::SpecProblem::name_invalid); ++code) {
+  std::vector<int> codes;
+  for (int code = 1; code <= static_cast<int>(P::softcap_not_positive); ++code) codes.push_back(code);
+  codes.push_back(static_cast<int>(P::mask_block_not_positive));
+  for (const int code : codes) {
     CAPTURE(code);
+    CHECK(attn::describe(x, {static_cast<P>(code), 1, 2}).find("unknown problem code") == std::string::npos);
     const std::string m = attn::describe(x, {static_cast<attn::SpecProblem>(code), 1, 2});
     CHECK(m.rfind("spec 'x': ", 0) == 0);
     CHECK(m.size() > std::string("spec 'x': ").size());

@@ -152,8 +152,173 @@ TEST_CASE("attn-run errors exit 1 with a message, usage errors exit 2") {
             " --input v=" + ws.file("v.npy"),
         1, "dtype i32, kernel expects f32");
 
+  // q alone names Sq: out cannot be sized from a q of the wrong rank.
+  ws.save("q3.npy", {2, 2, 4}, ws.q);
+  error(lib + " --kernel fake_lib_core --input q=" + ws.file("q3.npy") + " --input k=" + ws.file("k.npy") +
+            " --input v=" + ws.file("v.npy"),
+        1, "input 'q' has rank 3, kernel expects 4 ([B, Sq, 2, 4])");
+
   ws.save("short_v.npy", {1, 2, 1, 3}, std::vector<float>(6, 0.0f));
   error(lib + " --kernel fake_lib_core --input q=" + ws.file("q.npy") + " --input k=" + ws.file("k.npy") +
             " --input v=" + ws.file("short_v.npy"),
         1, "ATTN_ERR_SHAPE");
+}
+
+namespace {
+
+const std::string masked_lib = FAKE_LIB_MASKED;
+
+// Inputs for fake_lib_masked (B 2, Sq 2, Sk 3) beside core's in a workspace; mask files of each
+// accepted form hold 0 or 1 as (i * 7 + 3) % 3 != 0 over their own elements.
+struct MaskedInputs {
+  static constexpr int64_t batch = 2, seq_q = 2, seq_k = 3, heads = 2, dv = 3;
+  const Workspace &ws;
+  std::vector<float> q, v;
+  std::vector<int32_t> key_lengths = {3, 2};
+
+  explicit MaskedInputs(const Workspace &workspace) : ws(workspace) {
+    q.resize(batch * seq_q * heads * 4);
+    v.resize(batch * seq_k * dv);
+    for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 100.0f * static_cast<float>(i);
+    ws.save("mq.npy", {batch, seq_q, heads, 4}, q);
+    ws.save("mk.npy", {batch, seq_k, 1, 4}, std::vector<float>(batch * seq_k * 4, 0.0f));
+    ws.save("mv.npy", {batch, seq_k, 1, dv}, v);
+    save_lengths("lengths.npy", key_lengths);
+  }
+  void save_lengths(const std::string &name, const std::vector<int32_t> &lengths) const {
+    attn::npy::Array array;
+    array.dtype = ATTN_I32;
+    array.shape = {static_cast<int64_t>(lengths.size())};
+    array.data.resize(lengths.size() * sizeof(int32_t));
+    std::memcpy(array.data.data(), lengths.data(), array.data.size());
+    std::string error;
+    REQUIRE_MESSAGE(attn::npy::write(ws.file(name), array, &error), error);
+  }
+  static uint8_t mask_value(int64_t i) { return (i * 7 + 3) % 3 != 0 ? 1 : 0; }
+  void save_mask(const std::string &name, std::vector<int64_t> shape) const {
+    attn::npy::Array array;
+    array.dtype = ATTN_U8;
+    array.shape = std::move(shape);
+    array.data.resize(static_cast<size_t>(array.element_count()));
+    for (size_t i = 0; i < array.data.size(); ++i) array.data[i] = mask_value(static_cast<int64_t>(i));
+    std::string error;
+    REQUIRE_MESSAGE(attn::npy::write(ws.file(name), array, &error), error);
+  }
+  // The mask comes first: a mask whose B is 1 must not size the outputs.
+  std::string inputs(const std::string &mask, const std::string &lengths = "lengths.npy") const {
+    return " --input mask=" + ws.file(mask) + " --input q=" + ws.file("mq.npy") +
+           " --input k=" + ws.file("mk.npy") + " --input v=" + ws.file("mv.npy") +
+           " --input key_lengths=" + ws.file(lengths);
+  }
+  // The kept keys of (b, h, s) for a mask of rank 2 [Sq, Sk] or 3 [B, Sq, Sk].
+  std::vector<int64_t> kept(int mask_rank, int64_t b, int64_t s) const {
+    std::vector<int64_t> keys;
+    for (int64_t j = 0; j < key_lengths[static_cast<size_t>(b)]; ++j) {
+      const int64_t i = (mask_rank == 3 ? b * seq_q * seq_k : 0) + s * seq_k + j;
+      if (mask_value(i) != 0) keys.push_back(j);
+    }
+    return keys;
+  }
+};
+
+std::vector<float> read_floats(const std::string &path, std::vector<int64_t> *shape) {
+  attn::npy::Array array;
+  std::string error;
+  REQUIRE_MESSAGE(attn::npy::read(path, &array, &error), error);
+  *shape = array.shape;
+  std::vector<float> values(array.data.size() / sizeof(float));
+  std::memcpy(values.data(), array.data.data(), array.data.size());
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("attn-run --list shows broadcast dims, the lowest rank and every output") {
+  Workspace ws;
+  const Outcome o = ws.run(masked_lib + " --list");
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(contains(o.out, "mask u8 [B|1, 2|1, Sq, Sk] (min rank 2)\n"));
+  CHECK(contains(o.out, "key_lengths i32 [B]\n"));
+  CHECK(contains(o.out, "out f32 [B, Sq, 2, 3] (output)\n"));
+  CHECK(contains(o.out, "lse f32 [B, Sq, 2] (output)\n"));
+}
+
+TEST_CASE("attn-run passes masks of a lower rank and writes each output asked for") {
+  Workspace ws;
+  MaskedInputs in(ws);
+  struct Form {
+    const char *what;
+    std::vector<int64_t> shape;
+    int rank_used;  // the rank whose values the broadcast mask repeats
+  };
+  const Form forms[] = {
+      {"[Sq, Sk]", {2, 3}, 2}, {"[B, Sq, Sk]", {2, 2, 3}, 3}, {"[1, Sq, Sk]", {1, 2, 3}, 2}};
+  for (const Form &form : forms) {
+    CAPTURE(form.what);
+    in.save_mask("mask.npy", form.shape);
+    std::error_code ignored;
+    fs::remove(ws.file("out.npy"), ignored);
+    fs::remove(ws.file("lse.npy"), ignored);
+    const Outcome o = ws.run(masked_lib + " --kernel fake_lib_masked" + in.inputs("mask.npy") +
+                             " --output out=" + ws.file("out.npy") + " --output lse=" + ws.file("lse.npy"));
+    CAPTURE(o.err);
+    REQUIRE(o.code == 0);
+    std::vector<int64_t> out_shape, lse_shape;
+    const std::vector<float> out = read_floats(ws.file("out.npy"), &out_shape);
+    const std::vector<float> lse = read_floats(ws.file("lse.npy"), &lse_shape);
+    CHECK(out_shape == std::vector<int64_t>{2, 2, 2, 3});
+    CHECK(lse_shape == std::vector<int64_t>{2, 2, 2});
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t s = 0; s < 2; ++s)
+        for (int64_t h = 0; h < 2; ++h) {
+          const std::vector<int64_t> keys = in.kept(form.rank_used, b, s);
+          CHECK(lse[static_cast<size_t>((b * 2 + s) * 2 + h)] == static_cast<float>(keys.size()));
+          for (int64_t e = 0; e < 3; ++e) {
+            float expected = in.q[static_cast<size_t>(((b * 2 + s) * 2 + h) * 4 + e)];
+            for (int64_t j : keys) expected += in.v[static_cast<size_t>((b * 3 + j) * 3 + e)];
+            CHECK(out[static_cast<size_t>(((b * 2 + s) * 2 + h) * 3 + e)] == expected);
+          }
+        }
+  }
+}
+
+TEST_CASE("attn-run allocates outputs it does not write") {
+  Workspace ws;
+  MaskedInputs in(ws);
+  in.save_mask("mask.npy", {2, 3});
+  const Outcome o = ws.run(masked_lib + " --kernel fake_lib_masked" + in.inputs("mask.npy") +
+                           " --output lse=" + ws.file("lse.npy"));
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(fs::exists(ws.file("lse.npy")));
+  CHECK_FALSE(fs::exists(ws.file("out.npy")));
+  const Outcome none = ws.run(masked_lib + " --kernel fake_lib_masked" + in.inputs("mask.npy"));
+  CHECK(none.code == 0);
+}
+
+TEST_CASE("attn-run reports refused masks, refused values and repeated outputs") {
+  Workspace ws;
+  MaskedInputs in(ws);
+  auto error = [&](const std::string &arguments, const std::vector<std::string> &parts) {
+    const Outcome o = ws.run(masked_lib + " --kernel fake_lib_masked" + arguments);
+    CAPTURE(arguments);
+    CAPTURE(o.err);
+    CHECK(o.code == 1);
+    for (const std::string &part : parts) CHECK(contains(o.err, part));
+    CHECK_FALSE(fs::exists(ws.file("out.npy")));
+  };
+  in.save_mask("rank1.npy", {3});
+  error(in.inputs("rank1.npy") + " --output out=" + ws.file("out.npy"),
+        {"tensor 'mask' has rank 1, kernel expects 2 to 4", "ATTN_ERR_RANK"});
+  in.save_mask("heads3.npy", {2, 3, 2, 3});
+  error(in.inputs("heads3.npy") + " --output out=" + ws.file("out.npy"),
+        {"tensor 'mask': dim 1 is 3, kernel expects 2 or 1 (broadcast)", "ATTN_ERR_SHAPE"});
+  in.save_mask("mask.npy", {2, 3});
+  in.save_lengths("long.npy", {3, 4});
+  error(in.inputs("mask.npy", "long.npy") + " --output out=" + ws.file("out.npy"),
+        {"key_lengths must be at most Sk", "ATTN_ERR_INVALID_VALUE"});
+  error(in.inputs("mask.npy") + " --output lse=" + ws.file("a.npy") + " --output lse=" + ws.file("b.npy"),
+        {"output 'lse' is given twice"});
 }

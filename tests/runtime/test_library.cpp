@@ -36,16 +36,17 @@ attn_status open_status(const std::string &path) {
   return status;
 }
 
-// A copy of the good library in a fresh folder, so that a manifest can sit beside it.
+// A copy of a library (the good one unless told) in a fresh folder, so that a manifest can sit
+// beside it.
 struct LibraryCopy {
   fs::path dir, library, manifest;
 
-  LibraryCopy() {
+  explicit LibraryCopy(const char *source = FAKE_LIB_GOOD) {
     dir = fs::temp_directory_path() / ("attnc_library_test_" + std::to_string(getpid()));
     fs::create_directories(dir);
     library = dir / "libfake_kernels.so";
     manifest = dir / "libfake_kernels.json";
-    fs::copy_file(FAKE_LIB_GOOD, library, fs::copy_options::overwrite_existing);
+    fs::copy_file(source, library, fs::copy_options::overwrite_existing);
     fs::remove(manifest);
   }
   ~LibraryCopy() {
@@ -135,13 +136,13 @@ TEST_CASE("libraries that cannot be used are refused and unloaded") {
   }
   SUBCASE("a table of another abi version") {
     CHECK(open_status(FAKE_LIB_TABLE_ABI) == ATTN_ERR_ABI_MISMATCH);
-    CHECK(contains(attn_last_error(), "abi version 2"));
+    CHECK(contains(attn_last_error(), "abi version 99"));
     CHECK_FALSE(still_loaded(FAKE_LIB_TABLE_ABI));
   }
   SUBCASE("a kernel of another abi version") {
     CHECK(open_status(FAKE_LIB_DESC_ABI) == ATTN_ERR_ABI_MISMATCH);
     CHECK(contains(attn_last_error(), "fake_lib_core"));
-    CHECK(contains(attn_last_error(), "abi version 2"));
+    CHECK(contains(attn_last_error(), "abi version 99"));
     CHECK_FALSE(still_loaded(FAKE_LIB_DESC_ABI));
   }
   SUBCASE("a kernel needing cpu features this machine lacks") {
@@ -224,5 +225,35 @@ TEST_CASE("a manifest beside the library must match it") {
     copy.write_manifest(R"({"attnc_version": "0.1.0"})");
     CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
     CHECK(contains(attn_last_error(), "kernels"));
+  }
+}
+
+TEST_CASE("a manifest's broadcast dims and min_rank must match the library's") {
+  LibraryCopy copy(FAKE_LIB_MASKED);
+  const std::string manifest = R"({"kernels": [{"id": "fake_lib_masked", "target": "x86-64-linux",
+    "spec": "form=core heads=2 kv_heads=1 head_dim=4 head_dim_v=3 mask=padding&tensor lse=true dtype=f32",
+    "args": [
+      {"name": "q", "dtype": "f32", "shape": ["B", "Sq", 2, 4], "output": false},
+      {"name": "k", "dtype": "f32", "shape": ["B", "Sk", 1, 4], "output": false},
+      {"name": "v", "dtype": "f32", "shape": ["B", "Sk", 1, 3], "output": false},
+      {"name": "key_lengths", "dtype": "i32", "shape": ["B"], "output": false},
+      {"name": "mask", "dtype": "u8", "shape": ["B", 2, "Sq", "Sk"], "output": false,
+       "broadcast": [0, 1], "min_rank": 2},
+      {"name": "out", "dtype": "f32", "shape": ["B", "Sq", 2, 3], "output": true},
+      {"name": "lse", "dtype": "f32", "shape": ["B", "Sq", 2], "output": true}
+    ]}]})";
+  SUBCASE("matching") {
+    copy.write_manifest(manifest);
+    CHECK(open_status(copy.library) == ATTN_OK);
+  }
+  SUBCASE("other broadcast dims") {
+    copy.write_manifest(replaced(manifest, R"("broadcast": [0, 1])", R"("broadcast": [0])"));
+    CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
+    CHECK(contains(attn_last_error(), "'mask' broadcasts other dims"));
+  }
+  SUBCASE("another min_rank") {
+    copy.write_manifest(replaced(manifest, R"("min_rank": 2)", R"("min_rank": 3)"));
+    CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
+    CHECK(contains(attn_last_error(), "'mask' has another min_rank"));
   }
 }

@@ -11,7 +11,8 @@ TEST_CASE("every status has its enum name") {
   CHECK(std::string(attn_status_name(ATTN_ERR_SHAPE)) == "ATTN_ERR_SHAPE");
   CHECK(std::string(attn_status_name(ATTN_ERR_STRIDE)) == "ATTN_ERR_STRIDE");
   CHECK(std::string(attn_status_name(ATTN_ERR_MANIFEST_MISMATCH)) == "ATTN_ERR_MANIFEST_MISMATCH");
-  for (int s = ATTN_OK; s <= ATTN_ERR_MANIFEST_MISMATCH; ++s) {
+  CHECK(std::string(attn_status_name(ATTN_ERR_INVALID_VALUE)) == "ATTN_ERR_INVALID_VALUE");
+  for (int s = ATTN_OK; s <= ATTN_ERR_INVALID_VALUE; ++s) {
     CAPTURE(s);
     CHECK(std::string(attn_status_name(static_cast<attn_status>(s))).starts_with("ATTN_"));
   }

@@ -7,12 +7,14 @@
 #include <map>
 #include <new>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
 #include "attn/runtime.h"
+#include "attn/runtime.hpp"
 #include "flops.h"
 #include "npy.h"
 
@@ -24,7 +26,9 @@ constexpr int exit_usage = 2;
 constexpr const char *usage_text =
     "usage: attn-run LIB --list\n"
     "       attn-run LIB --kernel ID --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]\n"
-    "                [--threads N] [--bench [--json] [--warmup N] [--runs N]]\n";
+    "                [--threads N] [--bench [--json] [--warmup N] [--runs N]]\n"
+    "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
+    "computed, and written only where --output names a file.\n";
 
 struct NamedFile {
   std::string name, path;
@@ -136,6 +140,7 @@ Failure runtime_failure(attn_status status) {
   return {exit_error, std::string(attn_last_error()) + " (" + attn_status_name(status) + ")"};
 }
 
+// "[B, Sq, 2, 4]"; a dim that broadcasts reads "B|1".
 std::string shape_text(const attn_arg_info &info) {
   std::string text = "[";
   for (int d = 0; d < info.rank; ++d) {
@@ -143,6 +148,7 @@ std::string shape_text(const attn_arg_info &info) {
     text += info.fixed_shape[d] > 0        ? std::to_string(info.fixed_shape[d])
             : info.dim_names[d] != nullptr ? info.dim_names[d]
                                            : "?";
+    if (attn::rt::dim_broadcasts(info, d)) text += "|1";
   }
   return text + "]";
 }
@@ -176,8 +182,10 @@ void list_kernels(const attn_library *library) {
                 attn_kernel_target(kernel));
     const char *label = "  args:   ";
     for (const attn_arg_info &info : arg_infos(kernel)) {
-      std::printf("%s%s %s %s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
-                  info.is_output ? " (output)" : "");
+      const int lowest = attn::rt::lowest_rank(info);
+      const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
+      std::printf("%s%s %s %s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
+                  min_rank.c_str(), info.is_output ? " (output)" : "");
       label = "          ";
     }
   }
@@ -188,7 +196,36 @@ struct CallTensors {
   std::vector<attn::npy::Array> arrays;
   std::vector<attn_arg> args;
   std::map<std::string, int64_t> sizes;  // dim name -> size, as the inputs set them
+  std::set<std::string> broadcast_only;  // dim names only broadcast inputs mention (size 1)
+  std::string rank_problem;              // the last input of a rank the kernel does not take
 };
+
+// Records the runtime sizes an input sets. A lower-rank input's dims sit where the runtime puts
+// them; a dim given as 1 where it broadcasts sets nothing. An input of a rank the kernel does not
+// take sets nothing: the runtime refuses it, unless an output cannot be sized without it.
+void record_sizes(const attn_arg_info &info, const attn::npy::Array &array, CallTensors *call) {
+  const int rank = static_cast<int>(array.shape.size());
+  const std::vector<int> declared = attn::rt::declared_dims(info, rank);
+  if (declared.empty()) {
+    const int lowest = attn::rt::lowest_rank(info);
+    const std::string ranks = lowest < info.rank ? std::to_string(lowest) + " to " + std::to_string(info.rank)
+                                                 : std::to_string(info.rank);
+    call->rank_problem = "input '" + std::string(info.name) + "' has rank " + std::to_string(rank) +
+                         ", kernel expects " + ranks + " (" + shape_text(info) + ")";
+    return;
+  }
+  std::vector<int64_t> full(static_cast<size_t>(info.rank), 1);  // a dim left out counts as 1
+  for (size_t j = 0; j < declared.size(); ++j) full[static_cast<size_t>(declared[j])] = array.shape[j];
+  for (int d = 0; d < info.rank; ++d) {
+    if (info.fixed_shape[d] > 0 || info.dim_names[d] == nullptr) continue;
+    const int64_t size = full[static_cast<size_t>(d)];
+    if (attn::rt::dim_broadcasts(info, d) && size == 1) {
+      call->broadcast_only.insert(info.dim_names[d]);
+    } else {
+      call->sizes.emplace(info.dim_names[d], size);
+    }
+  }
+}
 
 std::optional<Failure> load_inputs(const Options &options, const std::vector<attn_arg_info> &infos,
                                    CallTensors *call) {
@@ -216,11 +253,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
       return Failure{exit_error, "input '" + input.name + "' ('" + input.path + "') has dtype " +
                                      dtype_text(array.dtype) + ", kernel expects " + dtype_text(info->dtype)};
     }
-    const int rank = std::min(info->rank, static_cast<int>(array.shape.size()));
-    for (int d = 0; d < rank; ++d) {
-      if (info->dim_names[d] != nullptr)
-        call->sizes.emplace(info->dim_names[d], array.shape[static_cast<size_t>(d)]);
-    }
+    record_sizes(*info, array, call);
   }
   for (size_t i = 0; i < infos.size(); ++i) {
     if (!infos[i].is_output && !given[i]) {
@@ -231,10 +264,17 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
   return std::nullopt;
 }
 
-// Outputs take the kernel's fixed sizes and the runtime sizes the inputs set.
+// Every output is allocated, whether or not --output writes it: the kernel writes them all.
+// Outputs take the kernel's fixed sizes and the runtime sizes the inputs set; they never broadcast.
 std::optional<Failure> allocate_outputs(const Options &options, const std::vector<attn_arg_info> &infos,
                                         CallTensors *call) {
-  for (const NamedFile &output : options.outputs) {
+  for (size_t o = 0; o < options.outputs.size(); ++o) {
+    const NamedFile &output = options.outputs[o];
+    for (size_t earlier = 0; earlier < o; ++earlier) {
+      if (options.outputs[earlier].name == output.name) {
+        return Failure{exit_error, "output '" + output.name + "' is given twice"};
+      }
+    }
     const bool known = std::any_of(infos.begin(), infos.end(), [&](const attn_arg_info &a) {
       return a.is_output && output.name == a.name;
     });
@@ -257,6 +297,14 @@ std::optional<Failure> allocate_outputs(const Options &options, const std::vecto
       if (size == 0) {
         const auto found =
             info.dim_names[d] != nullptr ? call->sizes.find(info.dim_names[d]) : call->sizes.end();
+        if (found == call->sizes.end() && info.dim_names[d] != nullptr &&
+            call->broadcast_only.count(info.dim_names[d]) > 0) {
+          array.shape.push_back(1);  // as the runtime sizes it: only broadcast inputs name it
+          continue;
+        }
+        if (found == call->sizes.end() && !call->rank_problem.empty()) {
+          return Failure{exit_error, call->rank_problem};
+        }
         if (found == call->sizes.end()) {
           return Failure{exit_error, "cannot size output '" + std::string(info.name) + "': dim " +
                                          std::to_string(d) + " (" +

@@ -18,13 +18,18 @@ struct ArgDim {
 // Shapes are outermost first, as the caller sees them; the innermost dim is contiguous.
 struct ArgSpec {
   std::string name;
-  std::string dtype = "f32";
+  std::string dtype = "f32";  // f32, i32, u8
   bool is_output = false;
   std::vector<ArgDim> dims;
+  uint32_t broadcast_dims = 0;  // bit i (outermost = 0): the caller may give size 1
+  int min_rank = 0;             // fewest dims a caller may give (0: exactly all)
 };
 
 // core:  q [B,Sq,H,D], k [B,Sk,KVH,D], v [B,Sk,KVH,Dv] -> out [B,Sq,H,Dv]
 // block: x [B,S,d_model], w_q/w_k/w_v or w_qkv, b_* when proj_bias, w_o, b_o -> out [B,S,d_model]
+// then, as the mask and modifiers need them: key_lengths [B], prefix_lengths [B],
+// segment_ids_q [B,Sq], segment_ids_k [B,Sk], mask [B,H,Sq,Sk] u8, alibi_slopes [H],
+// score_bias [B,H,Sq,Sk] (B and H broadcast); and the output lse [B,Sq,H] when asked for.
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &resolved);
 
 }  // namespace attnc

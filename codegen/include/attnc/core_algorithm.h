@@ -3,15 +3,37 @@
 
 #include <Halide.h>
 
+#include <vector>
+
 #include "attn/spec.h"
+#include "attnc/mask_lowering.h"
 
 namespace attnc {
 
 // Inputs as Halide sees them, innermost dim first:
 //   q(d, h, i, b), k(d, g, j, b), v(dv, g, j, b) with g the kv head; i < seq_q, j < seq_k.
+// Modifier inputs (undefined when unused): alibi_slopes(h), score_bias(j, i, h, b).
 struct CoreInputs {
   Halide::Func q, k, v;
   Halide::Expr seq_q, seq_k;
+  MaskInputs masks;
+  Halide::Func alibi_slopes, score_bias;
+};
+
+// Every stage, named for the schedule. Keys come in blocks of key_block; per query row the
+// state keeps the running max, running sum and the unnormalized output (flash-style), so no
+// [Sq x Sk] score matrix ever exists.
+// The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
+// spans (window | global, say) gets one sweep per span, each an update of the state with its
+// own trimmed block loop, so the blocks between the spans are never computed.
+struct BlockSweep {
+  Halide::RDom over_blocks;  // key blocks of this span (an RDom predicate trims the loop)
+  Halide::Func scores;       // scores(row, key, tile, h, b, kb): scaled q . k, one key block
+  Halide::Func logits;       // logits(row, key, tile, h, b, kb): scores after the modifiers
+  Halide::Func block_max;    // block_max(row, tile, h, b, kb): max of kept logits, or no_key_score
+  Halide::Func probs;        // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
+  Halide::Func block_sum;    // block_sum(row, tile, h, b, kb)
+  Halide::Func block_pv;     // block_pv(dv, row, tile, h, b, kb): probs . v over the block
 };
 
 // Every stage, named for the schedule. Keys come in blocks of key_block; per query row the
@@ -23,17 +45,15 @@ struct CoreFuncs {
   Halide::Var dv{"dv"}, d{"d"}, key{"key"}, i{"i"}, row{"row"}, tile{"tile"}, h{"h"}, b{"b"}, kb{"kb"};
   Halide::RDom over_head_dim;  // d in [0, head_dim)
   Halide::RDom over_block;     // keys in one key block
-  Halide::RDom over_blocks;    // key blocks in [0, ceil(seq_k / key_block))
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
-  Halide::Func query_tile;     // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
-  Halide::Func scores;         // scores(row, key, tile, h, b, kb): scaled q . k, one key block
-  Halide::Func block_max;      // block_max(row, tile, h, b, kb): max of kept scores, or no_key_score
-  Halide::Func probs;          // probs(row, key, tile, h, b, kb): exp(score - block_max), 0 if masked
-  Halide::Func block_sum;      // block_sum(row, tile, h, b, kb)
-  Halide::Func block_pv;       // block_pv(dv, row, tile, h, b, kb): probs . v over the block
-  Halide::Func state;          // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
-  Halide::Func out;            // out(dv, h, i, b)
+  Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
+  bool has_modifiers = false;      // logits is a stage of its own (else it is inlined)
+  Halide::Func state;              // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
+  // out(dv, h, i, b); with lse, a Tuple {out, lse} (lse repeated along dv, read at dv = 0).
+  Halide::Func out;
+  bool with_lse = false;
 };
 
 // The running max of a row that has seen no kept key yet.

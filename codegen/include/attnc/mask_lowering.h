@@ -1,22 +1,44 @@
-// attnc/mask_lowering.h: a mask expression lowered to a Halide boolean of (query position, key).
+// attnc/mask_lowering.h: a mask expression lowered to Halide: per-element keep, per-tile key range.
 #pragma once
 
 #include <Halide.h>
+
+#include <vector>
 
 #include "attn/mask.h"
 
 namespace attnc {
 
-// True where key `key` is kept for the query whose key position is `query_pos` (bottom-right
-// aligned: query row i sits at i + Sk - Sq). An empty mask keeps every key.
-Halide::Expr lower_mask(const attn::Mask &mask, const Halide::Expr &query_pos, const Halide::Expr &key);
+// The runtime inputs a mask may read, as Halide Funcs (undefined when the mask does not use them):
+//   key_lengths(b), prefix_lengths(b), segment_ids_q(i, b), segment_ids_k(k, b), mask(k, i, h, b).
+struct MaskInputs {
+  Halide::Func key_lengths, prefix_lengths, segment_ids_q, segment_ids_k, mask;
+};
 
-// The keys a mask may keep for queries whose key positions lie in [query_lo, query_hi]:
-// [first, last], a superset (windows give exact bounds; & intersects, | takes the hull).
-// Unbounded sides come back as undefined Exprs.
-struct KeyRange {
+// One (query, key) pair. query_pos is the query's key position q' (bottom-right aligned);
+// query_row and key index the runtime inputs and must already be clamped into range.
+struct MaskPoint {
+  Halide::Expr query_pos, key, query_row, head, batch, key_length;
+};
+
+// True where the pair is kept. mask_block > 0 evaluates structural terms per block pair.
+Halide::Expr lower_mask(const attn::Mask &mask, int mask_block, const MaskPoint &p, const MaskInputs &in);
+
+// The keys a mask may keep for queries at key positions [query_lo, query_hi] of batch `batch`,
+// as a few spans [first, last] whose union is a superset (a span may be empty at run time:
+// first > last). bounded is false when nothing narrower than every key is known.
+struct KeySpan {
   Halide::Expr first, last;
 };
-KeyRange key_range(const attn::Mask &mask, const Halide::Expr &query_lo, const Halide::Expr &query_hi);
+struct KeySpans {
+  std::vector<KeySpan> spans;
+  bool bounded = false;
+};
+constexpr int max_key_spans = 4;
+KeySpans key_spans(const attn::Mask &mask, int mask_block, const Halide::Expr &query_lo, const Halide::Expr &query_hi,
+                   const Halide::Expr &batch, const Halide::Expr &seq_k, const MaskInputs &in);
+
+// The random(BS, N, SEED) key block for query block qb and draw n (formula in docs/DSL.md).
+Halide::Expr random_key_block(uint32_t seed, const Halide::Expr &query_block, int draw, const Halide::Expr &key_blocks);
 
 }  // namespace attnc

@@ -18,14 +18,20 @@ template <int kv_heads, int heads> struct kv_heads_must_divide_heads;
 // The scale itself where float template arguments work (GCC 11+, Clang 18+): "<-5.0e-1f>".
 #if __cpp_nontype_template_args >= 201911L
 template <float scale> struct scale_must_be_positive;
+template <float softcap> struct softcap_must_be_positive;
 constexpr float scale_argument(float scale) { return scale; }
 #else
 template <int scale_is_not_positive> struct scale_must_be_positive;
+template <int softcap_is_not_positive> struct softcap_must_be_positive;
 constexpr int scale_argument(float) { return 1; }
 #endif
 template <int window_bound> struct window_bound_must_be_at_least_minus_1;
 template <int terms, int capacity> struct mask_has_too_many_terms;
 template <int character, int position> struct name_must_be_alphanumeric_or_underscore;
+template <int tokens> struct global_tokens_must_be_positive;
+template <int block> struct random_block_size_must_be_positive;
+template <int blocks> struct random_block_count_must_be_positive;
+template <int mask_block> struct mask_block_must_be_positive;
 }  // namespace attn::spec_error
 
 namespace attn {
@@ -49,6 +55,11 @@ consteval bool checked() {
   else if constexpr (c.problem == P::window_bound_invalid) return sizeof(window_bound_must_be_at_least_minus_1<c.a>) > 0;
   else if constexpr (c.problem == P::mask_too_large) return sizeof(mask_has_too_many_terms<c.a, c.b>) > 0;
   else if constexpr (c.problem == P::name_invalid) return sizeof(name_must_be_alphanumeric_or_underscore<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::global_tokens_not_positive) return sizeof(global_tokens_must_be_positive<c.a>) > 0;
+  else if constexpr (c.problem == P::random_block_not_positive) return sizeof(random_block_size_must_be_positive<c.a>) > 0;
+  else if constexpr (c.problem == P::random_count_not_positive) return sizeof(random_block_count_must_be_positive<c.a>) > 0;
+  else if constexpr (c.problem == P::mask_block_not_positive) return sizeof(mask_block_must_be_positive<c.a>) > 0;
+  else if constexpr (c.problem == P::softcap_not_positive) return sizeof(softcap_must_be_positive<scale_argument(S.softcap)>) > 0;
   else return true;
 }
 

@@ -5,17 +5,36 @@
 
 namespace attn {
 
-// One term or operator. A window keeps q' - left <= k <= q' + right, -1 meaning unbounded
-// on that side; causal is window(-1, 0). q' is the query's key position (bottom-right aligned).
-enum class MaskOp : uint8_t { window, both, either };
+// Terms, and the two operators. q' is the query's key position (bottom-right aligned), k the key.
+//   window(L, R)        keep q' - L <= k <= q' + R; -1 is unbounded on that side. causal = (-1, 0)
+//   global_tokens(G)    keep k < G or q' < G
+//   random(BS, N, SEED) keep N pseudo-random key blocks of BS keys per query block (docs/DSL.md)
+//   padding             runtime key_lengths [B]: keep k < key_lengths[b]; also sets Lk for q'
+//   prefix              runtime prefix_lengths [B]: keep k < prefix_lengths[b]
+//   document            runtime segment_ids_q [B,Sq], segment_ids_k [B,Sk]: keep when equal
+//   tensor              runtime mask (uint8) [Sq,Sk], [B,Sq,Sk] or [B,H,Sq,Sk]: keep where != 0
+enum class MaskOp : uint8_t { window, both, either, global_tokens, random_blocks, padding, prefix, document, tensor };
+
+constexpr bool is_operator(MaskOp op) { return op == MaskOp::both || op == MaskOp::either; }
+// Structural terms depend on positions only, so the compiler can skip the key blocks they remove.
+constexpr bool is_structural(MaskOp op) {
+  return op == MaskOp::window || op == MaskOp::global_tokens || op == MaskOp::random_blocks;
+}
 
 struct MaskNode {
   MaskOp op = MaskOp::window;
-  int32_t left = -1;  // window only
+  int32_t left = -1;  // window
   int32_t right = -1;
-  int8_t lhs = -1;  // both / either: operand node indices
+  int32_t tokens = 0;  // global_tokens: G
+  int32_t block = 0;   // random_blocks: BS
+  int32_t blocks = 0;  // random_blocks: N
+  uint32_t seed = 0;   // random_blocks: SEED
+  int8_t lhs = -1;     // both / either: operand node indices
   int8_t rhs = -1;
 };
+
+// Problems a term records for validation (Mask::bad_term).
+enum class MaskProblem : int32_t { none, window_bound, too_many_terms, global_tokens, random_block, random_count };
 
 // Nodes are stored in post-order: operands before their operator; the root is the last node.
 // An empty mask keeps every key.
@@ -24,29 +43,68 @@ struct Mask {
   MaskNode nodes[capacity]{};
   int32_t count = 0;
   // Set when a term saw an out-of-range value or the expression outgrew capacity.
-  int32_t bad_term = 0;  // 0 none, 1 window bound < -1, 2 too many terms
+  MaskProblem bad_term = MaskProblem::none;
   int32_t bad_value = 0;
 
   constexpr bool empty() const { return count == 0; }
   constexpr int root() const { return count - 1; }
+  constexpr bool uses(MaskOp op) const {
+    for (int i = 0; i < count; ++i)
+      if (nodes[i].op == op) return true;
+    return false;
+  }
 };
+
+namespace detail {
+constexpr Mask single(MaskNode node, MaskProblem problem = MaskProblem::none, int32_t value = 0) {
+  Mask m;
+  m.count = 1;
+  m.nodes[0] = node;
+  m.bad_term = problem;
+  m.bad_value = value;
+  return m;
+}
+}  // namespace detail
 
 constexpr Mask no_mask() { return Mask{}; }
 
 constexpr Mask window(int32_t left, int32_t right) {
-  Mask m;
-  m.count = 1;
-  m.nodes[0].op = MaskOp::window;
-  m.nodes[0].left = left;
-  m.nodes[0].right = right;
-  if (left < -1 || right < -1) {
-    m.bad_term = 1;
-    m.bad_value = left < -1 ? left : right;
-  }
-  return m;
+  MaskNode n;
+  n.op = MaskOp::window;
+  n.left = left;
+  n.right = right;
+  const bool bad = left < -1 || right < -1;
+  return detail::single(n, bad ? MaskProblem::window_bound : MaskProblem::none, left < -1 ? left : right);
 }
 
 constexpr Mask causal() { return window(-1, 0); }
+
+constexpr Mask global_tokens(int32_t count) {
+  MaskNode n;
+  n.op = MaskOp::global_tokens;
+  n.tokens = count;
+  return detail::single(n, count < 1 ? MaskProblem::global_tokens : MaskProblem::none, count);
+}
+
+constexpr Mask random_blocks(int32_t block, int32_t blocks, uint32_t seed) {
+  MaskNode n;
+  n.op = MaskOp::random_blocks;
+  n.block = block;
+  n.blocks = blocks;
+  n.seed = seed;
+  if (block < 1) return detail::single(n, MaskProblem::random_block, block);
+  return detail::single(n, blocks < 1 ? MaskProblem::random_count : MaskProblem::none, blocks);
+}
+
+constexpr Mask term(MaskOp op) {
+  MaskNode n;
+  n.op = op;
+  return detail::single(n);
+}
+constexpr Mask padding() { return term(MaskOp::padding); }
+constexpr Mask prefix() { return term(MaskOp::prefix); }
+constexpr Mask document() { return term(MaskOp::document); }
+constexpr Mask mask_tensor() { return term(MaskOp::tensor); }
 
 namespace detail {
 constexpr Mask combine(const Mask &a, const Mask &b, MaskOp op) {
@@ -58,14 +116,14 @@ constexpr Mask combine(const Mask &a, const Mask &b, MaskOp op) {
   Mask m;
   if (a.count + b.count + 1 > Mask::capacity) {
     m = a;
-    m.bad_term = 2;
+    m.bad_term = MaskProblem::too_many_terms;
     m.bad_value = a.count + b.count + 1;
     return m;
   }
   for (int i = 0; i < a.count; ++i) m.nodes[i] = a.nodes[i];
   for (int i = 0; i < b.count; ++i) {
     MaskNode n = b.nodes[i];
-    if (n.op != MaskOp::window) {
+    if (is_operator(n.op)) {
       n.lhs = static_cast<int8_t>(n.lhs + a.count);
       n.rhs = static_cast<int8_t>(n.rhs + a.count);
     }
@@ -76,8 +134,9 @@ constexpr Mask combine(const Mask &a, const Mask &b, MaskOp op) {
   top.op = op;
   top.lhs = static_cast<int8_t>(a.count - 1);
   top.rhs = static_cast<int8_t>(a.count + b.count - 1);
-  m.bad_term = a.bad_term ? a.bad_term : b.bad_term;
-  m.bad_value = a.bad_term ? a.bad_value : b.bad_value;
+  const bool from_a = a.bad_term != MaskProblem::none;
+  m.bad_term = from_a ? a.bad_term : b.bad_term;
+  m.bad_value = from_a ? a.bad_value : b.bad_value;
   return m;
 }
 }  // namespace detail

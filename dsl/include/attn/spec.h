@@ -29,6 +29,15 @@ struct Spec {
   DType dtype = DType::f32;
   bool has_scale = false;
   float scale = 0.0f;  // used when has_scale; default 1 / sqrt(head_dim)
+  // > 0: structural mask terms (window, causal, global, random) keep whole blocks of this many
+  // query and key positions, kept when the term keeps any pair in the two blocks.
+  int32_t mask_block = 0;
+  // Score modifiers, applied after the scale in this order: softcap, alibi, score_bias.
+  bool has_softcap = false;
+  float softcap = 0.0f;     // s = softcap * tanh(s / softcap)
+  bool alibi = false;       // runtime alibi_slopes [H] f32: s -= slope_h * |q' - k|
+  bool score_bias = false;  // runtime score_bias f32, shaped and broadcast like the mask tensor
+  bool lse = false;         // also output lse [B,Sq,H]: log-sum-exp of the kept scores, -inf if none
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -78,6 +87,29 @@ struct Spec {
     Spec s = *this;
     s.has_scale = true;
     s.scale = v;
+    return s;
+  }
+  constexpr Spec with_mask_block(int32_t v) const { return set_dim(&Spec::mask_block, v, 20); }
+  // Softcaps of zero or below are recorded and rejected by validation.
+  constexpr Spec with_softcap(float v) const {
+    Spec s = *this;
+    s.has_softcap = true;
+    s.softcap = v;
+    return s;
+  }
+  constexpr Spec with_alibi(bool on = true) const {
+    Spec s = *this;
+    s.alibi = on;
+    return s;
+  }
+  constexpr Spec with_score_bias(bool on = true) const {
+    Spec s = *this;
+    s.score_bias = on;
+    return s;
+  }
+  constexpr Spec with_lse(bool on = true) const {
+    Spec s = *this;
+    s.lse = on;
     return s;
   }
 

@@ -23,6 +23,11 @@ enum class SpecProblem : int32_t {
   window_bound_invalid,
   mask_too_large,
   name_invalid,
+  global_tokens_not_positive,
+  random_block_not_positive,
+  random_count_not_positive,
+  softcap_not_positive,
+  mask_block_not_positive = 20,  // matches Spec::with_mask_block's field code
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -54,13 +59,21 @@ constexpr SpecCheck check_spec(const Spec &s) {
   if (s.kv_heads < 0) return {P::kv_heads_not_positive, s.kv_heads, 0};
   if (s.head_dim < 0) return {P::head_dim_not_positive, s.head_dim, 0};
   if (s.head_dim_v < 0) return {P::head_dim_v_not_positive, s.head_dim_v, 0};
+  if (s.mask_block < 0) return {P::mask_block_not_positive, s.mask_block, 0};
   if (s.d_model == 0 && (s.head_dim == 0 || s.form == Form::block)) return {P::width_missing, 0, 0};
   if (s.d_model > 0 && s.d_model % s.heads != 0) return {P::heads_not_dividing_d_model, s.heads, s.d_model};
   const int32_t kvh = s.kv_heads == 0 ? s.heads : s.kv_heads;
   if (s.heads % kvh != 0) return {P::kv_heads_not_dividing_heads, kvh, s.heads};
   if (s.has_scale && !(s.scale > 0.0f && s.scale < 3.0e38f)) return {P::scale_not_positive, 0, 0};
-  if (s.mask.bad_term == 1) return {P::window_bound_invalid, s.mask.bad_value, 0};
-  if (s.mask.bad_term == 2) return {P::mask_too_large, s.mask.bad_value, Mask::capacity};
+  if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < 3.0e38f)) return {P::softcap_not_positive, 0, 0};
+  switch (s.mask.bad_term) {
+    case MaskProblem::none: break;
+    case MaskProblem::window_bound: return {P::window_bound_invalid, s.mask.bad_value, 0};
+    case MaskProblem::too_many_terms: return {P::mask_too_large, s.mask.bad_value, Mask::capacity};
+    case MaskProblem::global_tokens: return {P::global_tokens_not_positive, s.mask.bad_value, 0};
+    case MaskProblem::random_block: return {P::random_block_not_positive, s.mask.bad_value, 0};
+    case MaskProblem::random_count: return {P::random_count_not_positive, s.mask.bad_value, 0};
+  }
   return {};
 }
 

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define ATTN_ABI_VERSION 1
+#define ATTN_ABI_VERSION 2
 
 /* Every call returns one of these; attn_last_error() holds the message of the last failure on
  * the calling thread. */
@@ -28,7 +28,8 @@ typedef enum attn_status {
   ATTN_ERR_LOAD = 11,            /* a library could not be opened or has no attnc table */
   ATTN_ERR_ABI_MISMATCH = 12,    /* a library built for another attnc ABI version */
   ATTN_ERR_UNSUPPORTED_CPU = 13, /* the kernel needs CPU features this machine lacks */
-  ATTN_ERR_MANIFEST_MISMATCH = 14 /* a library whose manifest does not match its kernels */
+  ATTN_ERR_MANIFEST_MISMATCH = 14, /* a library whose manifest does not match its kernels */
+  ATTN_ERR_INVALID_VALUE = 15     /* a tensor value out of its range (key_lengths > Sk, ...) */
 } attn_status;
 
 typedef enum attn_dtype {
@@ -58,7 +59,19 @@ typedef struct attn_arg {
 } attn_arg;
 
 /* One argument as a kernel declares it. A dim is either a fixed size (> 0) or a runtime size
- * named by dim_names[i] ("B", "Sq", "Sk", "S"); equal names must get equal sizes. */
+ * named by dim_names[i] ("B", "Sq", "Sk", "S"); equal names must get equal sizes.
+ * Broadcasting (the mask and score_bias tensors): a dim whose bit i is set in broadcast_dims
+ * (i counts the declared dims, outermost = bit 0) may also be given with size 1. The kernel then
+ * sees the dim at its full size (the fixed size, else the size the other tensors give that
+ * name; 1 when only broadcast dims name it) with stride 0. A dim given as 1 where it broadcasts
+ * sets no runtime size; given in full it must match the others.
+ * A caller may also give fewer dims than rank, down to min_rank. Only the leading broadcast dims
+ * (the outermost dims whose bits are all set) may be left out, and they are left out from the
+ * innermost one outward; a dim left out broadcasts as if given with size 1. So for
+ * mask [B, H, Sq, Sk] with B and H broadcast (0x3) and min_rank 2, rank 4 is [B, H, Sq, Sk],
+ * rank 3 is [B, Sq, Sk] (H left out) and rank 2 is [Sq, Sk] (H, then B left out). Any other
+ * rank, or one that would leave out a dim that does not broadcast, is ATTN_ERR_RANK. Outputs
+ * never broadcast. */
 typedef struct attn_arg_info {
   const char *name;
   attn_dtype dtype;
@@ -66,6 +79,8 @@ typedef struct attn_arg_info {
   int32_t is_output;
   int64_t fixed_shape[ATTN_MAX_RANK]; /* 0 where the size is a runtime value */
   const char *dim_names[ATTN_MAX_RANK];
+  uint32_t broadcast_dims; /* 0: every dim must have its full size */
+  int32_t min_rank;        /* 0: exactly rank dims */
 } attn_arg_info;
 
 typedef struct attn_kernel attn_kernel;   /* opaque; owned by the registry or a library */

@@ -103,6 +103,38 @@ struct Tensor {
   }
 };
 
+// Broadcasting, as attn_arg_info in attn/runtime.h describes it.
+
+// Whether declared dim `dim` of an argument may be given with size 1.
+inline bool dim_broadcasts(const attn_arg_info &info, int dim) {
+  return dim >= 0 && dim < 32 && ((info.broadcast_dims >> dim) & 1u) != 0;
+}
+
+// The fewest dims a caller may give: min_rank, but no fewer than the leading broadcast dims
+// allow to leave out; the argument's rank when it does not broadcast.
+inline int lowest_rank(const attn_arg_info &info) {
+  int leading = 0;
+  while (leading < info.rank && dim_broadcasts(info, leading)) ++leading;
+  const int declared = info.min_rank > 0 && info.min_rank < info.rank ? info.min_rank : info.rank;
+  return declared > info.rank - leading ? declared : info.rank - leading;
+}
+
+// Where a caller's tensor of `rank` dims sits: element j is the declared dim of caller dim j
+// (outermost first); empty when the argument does not take that rank. A lower rank leaves out
+// leading broadcast dims from the innermost one outward: rank 3 of mask [B, H, Sq, Sk] is
+// [B, Sq, Sk].
+inline std::vector<int> declared_dims(const attn_arg_info &info, int rank) {
+  if (rank < lowest_rank(info) || rank > info.rank) return {};
+  const int missing = info.rank - rank;
+  int leading = 0;
+  while (leading < info.rank && dim_broadcasts(info, leading)) ++leading;
+  std::vector<int> declared;
+  for (int d = 0; d < info.rank; ++d) {
+    if (d < leading - missing || d >= leading) declared.push_back(d);
+  }
+  return declared;
+}
+
 // A tensor passed by argument name: {"q", q_tensor}.
 struct Arg {
   const char *name;
