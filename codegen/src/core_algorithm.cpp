@@ -28,8 +28,31 @@ Expr softmax_exp(const Expr &x) {
   return Halide::select(x < -87.0f, 0.0f, Halide::reinterpret(Halide::Float(32), bits));
 }
 
-CoreFuncs define_core(const CoreInputs &in, const attn::Spec &s, int key_block, int query_tile) {
+namespace {
+
+// lengths(b) as given, with a run-time check that 0 <= lengths(b) <= seq_k.
+Func checked_lengths(const Func &lengths, const Expr &seq_k, const std::string &name) {
+  Func checked(name + "_checked");
+  Halide::Var b("b");
+  const Expr value = lengths(b);
+  checked(b) = Halide::require(value >= 0 && value <= seq_k, value, name, "must lie in [0, Sk]: batch", b, "has",
+                               value, "with Sk =", seq_k);
+  return checked;
+}
+
+}  // namespace
+
+CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_block, int query_tile) {
   CoreFuncs f;
+  CoreInputs in = unchecked;
+  if (in.masks.key_lengths.defined()) {
+    in.masks.key_lengths = checked_lengths(in.masks.key_lengths, in.seq_k, "key_lengths");
+    f.value_checks.push_back(in.masks.key_lengths);
+  }
+  if (in.masks.prefix_lengths.defined()) {
+    in.masks.prefix_lengths = checked_lengths(in.masks.prefix_lengths, in.seq_k, "prefix_lengths");
+    f.value_checks.push_back(in.masks.prefix_lengths);
+  }
   auto [dv, d, key, i, row, tile, h, b, kb] = std::tie(f.dv, f.d, f.key, f.i, f.row, f.tile, f.h, f.b, f.kb);
   const int group = s.heads / s.kv_heads;
   const Expr seq_q = in.seq_q, seq_k = in.seq_k;
@@ -67,9 +90,12 @@ CoreFuncs define_core(const CoreInputs &in, const attn::Spec &s, int key_block, 
   f.with_lse = s.lse;
 
   // The key spans a whole query tile may keep; blocks outside them are never visited.
-  const Expr first_pos = tile * query_tile + key_length(b) - seq_q;
+  const Expr first_pos = tile * query_tile + (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
+  // The spans read the length inputs directly: Halide lifts a predicate into the loop bounds
+  // only when its loads come from input buffers, not from a realized Func such as the checked
+  // lengths. It is safe, as the checks run before any tile does.
   const KeySpans spans =
-      key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, in.masks);
+      key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, unchecked.masks);
 
   f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
   for (size_t n = 0; n < spans.spans.size(); ++n) {

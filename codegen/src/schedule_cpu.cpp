@@ -75,6 +75,9 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
       .parallel(f.h)
       .vectorize(f.dv, t.pv_vector);
 
+  // Checked once, before any output is written.
+  for (Halide::Func &check : f.value_checks) check.compute_root();
+
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
   f.state.compute_at(f.out, f.h).vectorize(f.dv, t.pv_vector);
   f.query_tile.compute_at(f.out, f.h).vectorize(f.row, lanes);

@@ -49,6 +49,8 @@ struct CoreFuncs {
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
+  // Length inputs checked against [0, Sk] before anything is written (Halide require()).
+  std::vector<Halide::Func> value_checks;
   bool has_modifiers = false;      // logits is a stage of its own (else it is inlined)
   Halide::Func state;              // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
   // out(dv, h, i, b); with lse, a Tuple {out, lse} (lse repeated along dv, read at dv = 0).
