@@ -11,7 +11,7 @@ endfunction()
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(common -G "${GENERATOR}" -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${CC} -DEXAMPLES_DIR=${EXAMPLES_DIR}
-    -DGPT2_TARGETS=native -DSEED_TARGETS=native)
+    -DGPT2_TARGETS=native -DSEED_TARGETS=native -DBERT_TARGETS=native -DLONGFORMER_TARGETS=native)
 if(MODE STREQUAL "add_subdirectory")
   step(${CMAKE_COMMAND_PATH} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build ${common}
        -DATTNC_SOURCE_DIR=${SOURCE_DIR} -DHalide_DIR=${HALIDE_DIR})
@@ -23,3 +23,5 @@ endif()
 step(${CMAKE_COMMAND_PATH} --build ${WORK_DIR}/build)
 step(${WORK_DIR}/build/gpt2_attention/gpt2_attention 33)
 step(${WORK_DIR}/build/seed_configs/seed_configs 65)
+step(${WORK_DIR}/build/bert_padding/bert_padding 32)
+step(${WORK_DIR}/build/longformer/longformer 1100)

@@ -3,9 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #include "attn/kernel_id.h"
 #include "attn/spec_text.h"
@@ -14,14 +16,23 @@
 namespace attnc::test {
 
 namespace {
-constexpr float output_sentinel = -777.0f;
 
-bool same_bits(float a, float b) {
-  return std::memcmp(&a, &b, sizeof(float)) == 0;
+template <class T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
+
+template <class T>
+constexpr attn_dtype dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return ATTN_F32;
+  if constexpr (std::is_same_v<T, int32_t>) return ATTN_I32;
+  return ATTN_U8;
+}
+
 }  // namespace
 
-Tensor::Tensor(std::vector<int64_t> shape, bool padded, float padding_value)
+template <class T>
+BasicTensor<T>::BasicTensor(std::vector<int64_t> shape, bool padded, T padding_value)
     : shape_(std::move(shape)), strides_(shape_.size()), padding_value_(padding_value) {
   if (shape_.empty() || shape_.size() > 4) throw std::invalid_argument("Tensor: rank must be 1..4");
   const int rank = static_cast<int>(shape_.size());
@@ -35,13 +46,15 @@ Tensor::Tensor(std::vector<int64_t> shape, bool padded, float padding_value)
   storage_.assign(static_cast<size_t>(stride + 2 * guard), padding_value);
 }
 
-int64_t Tensor::elements() const {
+template <class T>
+int64_t BasicTensor<T>::elements() const {
   int64_t n = 1;
   for (int64_t s : shape_) n *= s;
   return n;
 }
 
-int64_t Tensor::offset(int64_t n) const {
+template <class T>
+int64_t BasicTensor<T>::offset(int64_t n) const {
   int64_t offset = guard;
   for (int d = static_cast<int>(shape_.size()) - 1; d >= 0; --d) {
     offset += (n % shape_[d]) * strides_[d];
@@ -50,21 +63,25 @@ int64_t Tensor::offset(int64_t n) const {
   return offset;
 }
 
-void Tensor::fill_normal(std::mt19937 &rng, float stddev) {
+template <class T>
+void BasicTensor<T>::fill_normal(std::mt19937 &rng, float stddev) {
   std::normal_distribution<float> dist(0.0f, stddev);
-  for (int64_t n = 0; n < elements(); ++n) logical(n) = dist(rng);
+  for (int64_t n = 0; n < elements(); ++n) logical(n) = static_cast<T>(dist(rng));
 }
 
-void Tensor::fill_uniform(std::mt19937 &rng, float bound) {
+template <class T>
+void BasicTensor<T>::fill_uniform(std::mt19937 &rng, float bound) {
   std::uniform_real_distribution<float> dist(-bound, bound);
-  for (int64_t n = 0; n < elements(); ++n) logical(n) = dist(rng);
+  for (int64_t n = 0; n < elements(); ++n) logical(n) = static_cast<T>(dist(rng));
 }
 
-void Tensor::fill(float value) {
+template <class T>
+void BasicTensor<T>::fill(T value) {
   for (int64_t n = 0; n < elements(); ++n) logical(n) = value;
 }
 
-bool Tensor::padding_intact() const {
+template <class T>
+bool BasicTensor<T>::padding_intact() const {
   std::vector<char> is_logical(storage_.size(), 0);
   for (int64_t n = 0; n < elements(); ++n) is_logical[static_cast<size_t>(offset(n))] = 1;
   for (size_t i = 0; i < storage_.size(); ++i)
@@ -72,8 +89,16 @@ bool Tensor::padding_intact() const {
   return true;
 }
 
-reference::TensorView Tensor::view() const {
-  reference::TensorView v;
+template <class T>
+bool BasicTensor<T>::all_padding() const {
+  for (const T &x : storage_)
+    if (!same_bits(x, padding_value_)) return false;
+  return true;
+}
+
+template <class T>
+reference::View<T> BasicTensor<T>::view() const {
+  reference::View<T> v;
   v.data = storage_.data() + guard;
   v.rank = static_cast<int>(shape_.size());
   for (int d = 0; d < v.rank; ++d) {
@@ -83,9 +108,15 @@ reference::TensorView Tensor::view() const {
   return v;
 }
 
-attn_tensor Tensor::c_tensor() {
-  return attn_tensor{data(), ATTN_F32, static_cast<int32_t>(shape_.size()), shape_.data(), strides_.data()};
+template <class T>
+attn_tensor BasicTensor<T>::c_tensor() {
+  return attn_tensor{data(), dtype_of<T>(), static_cast<int32_t>(shape_.size()), shape_.data(),
+                     strides_.data()};
 }
+
+template class BasicTensor<float>;
+template class BasicTensor<int32_t>;
+template class BasicTensor<uint8_t>;
 
 std::string last_error() {
   return attn_last_error();
@@ -117,6 +148,8 @@ double scale_of(const attn::Spec &s) {
 attn_status Call::run(const attn_kernel *kernel) {
   std::vector<attn_arg> args;
   for (auto &[name, tensor] : tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
+  for (auto &[name, tensor] : index_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
+  for (auto &[name, tensor] : byte_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   return attn_run(kernel, args.data(), static_cast<int>(args.size()));
 }
 
@@ -131,6 +164,7 @@ Call make_core_call(const attn::Spec &s, int batch, int seq_q, int seq_k, bool p
   input("k", {batch, seq_k, s.kv_heads, s.head_dim});
   input("v", {batch, seq_k, s.kv_heads, s.head_dim_v});
   call.tensors.emplace("out", Tensor({batch, seq_q, s.heads, s.head_dim_v}, padded, output_sentinel));
+  if (s.lse) call.tensors.emplace("lse", Tensor({batch, seq_q, s.heads}, padded, output_sentinel));
   return call;
 }
 
@@ -163,7 +197,97 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
   input("w_o", {m, merged}, out_bound);
   if (s.proj_bias) input("b_o", {m}, out_bound);
   call.tensors.emplace("out", Tensor({batch, seq, m}, padded, output_sentinel));
+  if (s.lse) call.tensors.emplace("lse", Tensor({batch, seq, s.heads}, padded, output_sentinel));
   return call;
+}
+
+std::ostream &operator<<(std::ostream &os, MaskShape shape) {
+  switch (shape) {
+    case MaskShape::sq_sk:
+      return os << "[Sq,Sk]";
+    case MaskShape::b_sq_sk:
+      return os << "[B,Sq,Sk]";
+    case MaskShape::b_h_sq_sk:
+      return os << "[B,H,Sq,Sk]";
+    case MaskShape::one_h_sq_sk:
+      return os << "[1,H,Sq,Sk]";
+    case MaskShape::b_one_sq_sk:
+      return os << "[B,1,Sq,Sk]";
+  }
+  return os;
+}
+
+namespace {
+std::vector<int64_t> mask_dims(MaskShape shape, int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k) {
+  switch (shape) {
+    case MaskShape::sq_sk:
+      return {seq_q, seq_k};
+    case MaskShape::b_sq_sk:
+      return {batch, seq_q, seq_k};
+    case MaskShape::b_h_sq_sk:
+      return {batch, heads, seq_q, seq_k};
+    case MaskShape::one_h_sq_sk:
+      return {1, heads, seq_q, seq_k};
+    case MaskShape::b_one_sq_sk:
+      return {batch, 1, seq_q, seq_k};
+  }
+  return {};
+}
+
+// Sorted ids in [0, documents): runs of equal ids, as packed documents give.
+void fill_sorted_ids(IndexTensor &t, int64_t batch, int64_t seq, int documents, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> id(0, documents - 1);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<int32_t> ids(static_cast<size_t>(seq));
+    for (int32_t &x : ids) x = id(rng);
+    std::sort(ids.begin(), ids.end());
+    for (int64_t i = 0; i < seq; ++i) t.logical(b * seq + i) = ids[static_cast<size_t>(i)];
+  }
+}
+}  // namespace
+
+void add_runtime_inputs(const attn::Spec &s, Call &call, int batch, int seq_q, int seq_k, bool padded,
+                        MaskShape mask_shape, std::mt19937 &rng) {
+  constexpr int32_t unread = -12345;  // padding of integer inputs: out of every valid range
+  auto lengths = [&](const char *name, bool pin_ends) {
+    IndexTensor t({batch}, padded, unread);
+    std::uniform_int_distribution<int32_t> length(0, seq_k);
+    for (int b = 0; b < batch; ++b) t.logical(b) = length(rng);
+    if (pin_ends && batch > 1) t.logical(1) = seq_k;
+    if (pin_ends && batch > 2) t.logical(2) = 0;
+    call.index_tensors.emplace(name, std::move(t));
+  };
+  if (s.mask.uses(attn::MaskOp::padding)) lengths("key_lengths", true);
+  if (s.mask.uses(attn::MaskOp::prefix)) lengths("prefix_lengths", false);
+  if (s.mask.uses(attn::MaskOp::document)) {
+    const int documents = 1 + static_cast<int>(rng() % 4);
+    IndexTensor q({batch, seq_q}, padded, unread), k({batch, seq_k}, padded, unread);
+    fill_sorted_ids(q, batch, seq_q, documents, rng);
+    fill_sorted_ids(k, batch, seq_k, documents, rng);
+    call.index_tensors.emplace("segment_ids_q", std::move(q));
+    call.index_tensors.emplace("segment_ids_k", std::move(k));
+  }
+  const std::vector<int64_t> dims = mask_dims(mask_shape, batch, s.heads, seq_q, seq_k);
+  if (s.mask.uses(attn::MaskOp::tensor)) {
+    // Padding 1: a kernel reading it would keep a pair the reference drops.
+    ByteTensor t(dims, padded, 1);
+    std::uniform_int_distribution<int> value(1, 255);
+    std::bernoulli_distribution keep(0.7);
+    for (int64_t n = 0; n < t.elements(); ++n)
+      t.logical(n) = keep(rng) ? static_cast<uint8_t>(value(rng)) : 0;
+    call.byte_tensors.emplace("mask", std::move(t));
+  }
+  if (s.alibi) {
+    Tensor t({s.heads}, padded, NAN);
+    std::uniform_real_distribution<float> slope(0.01f, 0.5f);
+    for (int64_t h = 0; h < s.heads; ++h) t.logical(h) = slope(rng);
+    call.tensors.emplace("alibi_slopes", std::move(t));
+  }
+  if (s.score_bias) {
+    Tensor t(dims, padded, NAN);
+    t.fill_uniform(rng, 2.0f);
+    call.tensors.emplace("score_bias", std::move(t));
+  }
 }
 
 Expected expected_result(const attn::Spec &s, const Call &call) {
@@ -171,11 +295,36 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
     auto it = call.tensors.find(name);
     return it == call.tensors.end() ? reference::TensorView{} : it->second.view();
   };
-  const double scale = scale_of(s);
+  auto index_view = [&](const char *name) {
+    auto it = call.index_tensors.find(name);
+    return it == call.index_tensors.end() ? reference::IndexView{} : it->second.view();
+  };
+  reference::Options o;
+  o.scale = scale_of(s);
+  o.mask = s.mask;
+  o.mask_block = s.mask_block;
+  o.softcap = s.has_softcap ? static_cast<double>(s.softcap) : 0.0;
+  o.alibi = s.alibi;
+  o.score_bias = s.score_bias;
+  o.inputs.key_lengths = index_view("key_lengths");
+  o.inputs.prefix_lengths = index_view("prefix_lengths");
+  o.inputs.segment_ids_q = index_view("segment_ids_q");
+  o.inputs.segment_ids_k = index_view("segment_ids_k");
+  if (auto it = call.byte_tensors.find("mask"); it != call.byte_tensors.end())
+    o.inputs.mask = it->second.view();
+  o.inputs.alibi_slopes = view("alibi_slopes");
+  o.inputs.score_bias = view("score_bias");
+
   Expected e;
+  auto take = [&e](reference::Result<double> exact, reference::Result<float> naive) {
+    e.exact = std::move(exact.out);
+    e.exact_lse = std::move(exact.lse);
+    e.naive = std::move(naive.out);
+    e.naive_lse = std::move(naive.lse);
+  };
   if (s.form == attn::Form::core) {
-    e.exact = reference::core_reference(view("q"), view("k"), view("v"), scale, s.mask);
-    e.naive = reference::core_naive_f32(view("q"), view("k"), view("v"), static_cast<float>(scale), s.mask);
+    take(reference::core_reference(view("q"), view("k"), view("v"), o),
+         reference::core_naive_f32(view("q"), view("k"), view("v"), o));
     return e;
   }
   reference::BlockWeights w;
@@ -190,8 +339,8 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   w.w_o = view("w_o");
   w.b_o = view("b_o");
   const reference::BlockShape shape{s.heads, s.kv_heads, s.head_dim, s.head_dim_v};
-  e.exact = reference::block_reference(view("x"), w, shape, scale, s.mask);
-  e.naive = reference::block_naive_f32(view("x"), w, shape, static_cast<float>(scale), s.mask);
+  take(reference::block_reference(view("x"), w, shape, o),
+       reference::block_naive_f32(view("x"), w, shape, o));
   return e;
 }
 
@@ -223,6 +372,61 @@ std::ostream &operator<<(std::ostream &os, const Comparison &c) {
             << c.naive_error << "), worst element " << c.worst << ": got " << c.worst_got << ", exact "
             << c.worst_exact << ", NaNs " << c.nan_count << ", padding "
             << (c.padding_intact ? "intact" : "WRITTEN") << "}";
+}
+
+LseComparison compare_lse(const Tensor &lse, const Expected &expected) {
+  LseComparison c;
+  REQUIRE(static_cast<size_t>(lse.elements()) == expected.exact_lse.size());
+  REQUIRE(expected.naive_lse.size() == expected.exact_lse.size());
+  c.rows = lse.elements();
+  for (int64_t n = 0; n < c.rows; ++n) {
+    const double got = lse.logical(n), exact = expected.exact_lse[static_cast<size_t>(n)];
+    const bool exact_masked = std::isinf(exact) && exact < 0, got_masked = std::isinf(got) && got < 0;
+    c.masked_rows += exact_masked;
+    if (std::isnan(got)) {
+      ++c.nan_count;
+      continue;
+    }
+    if (exact_masked != got_masked) {
+      if (c.inf_mismatches++ == 0) c.first_mismatch = n;
+      continue;
+    }
+    if (exact_masked) continue;
+    const double error = std::isfinite(got) ? std::abs(got - exact) : INFINITY;
+    if (error > c.kernel_error || c.worst < 0) {
+      c.kernel_error = error;
+      c.worst = n;
+      c.worst_got = got;
+      c.worst_exact = exact;
+    }
+    c.naive_error =
+        std::max(c.naive_error, std::abs(double(expected.naive_lse[static_cast<size_t>(n)]) - exact));
+  }
+  c.padding_intact = lse.padding_intact();
+  return c;
+}
+
+std::ostream &operator<<(std::ostream &os, const LseComparison &c) {
+  return os << "{lse: " << c.masked_rows << " of " << c.rows << " rows -inf in the reference, "
+            << c.inf_mismatches << " -inf mismatches (first " << c.first_mismatch << "), error "
+            << c.kernel_error << " (bound " << c.bound() << ", naive fp32 error " << c.naive_error
+            << "), worst row " << c.worst << ": got " << c.worst_got << ", exact " << c.worst_exact
+            << ", NaNs " << c.nan_count << ", padding " << (c.padding_intact ? "intact" : "WRITTEN") << "}";
+}
+
+SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts) {
+  std::vector<std::string> listed;
+  for (const std::string &spec : spec_texts) listed.push_back(attn::kernel_id(parse(spec)));
+  SpecListDrift drift;
+  for (const std::string &id : listed) {
+    const attn_kernel *kernel = nullptr;
+    if (attn_find_kernel(id.c_str(), &kernel) != ATTN_OK) drift.missing.push_back(id);
+  }
+  for (int i = 0; i < attn_kernel_count(); ++i) {
+    const std::string id = attn_kernel_id(attn_kernel_at(i));
+    if (std::find(listed.begin(), listed.end(), id) == listed.end()) drift.unlisted.push_back(id);
+  }
+  return drift;
 }
 
 std::vector<int> fully_masked_queries(const attn::Spec &s, int seq_q, int seq_k) {

@@ -15,41 +15,52 @@
 
 namespace attnc::test {
 
-// A float tensor of rank 1..4 that owns its storage. Padded tensors get outer strides larger than
-// dense (head_dim stays contiguous); their padding holds a sentinel a kernel must neither read
-// (NaN for inputs) nor write (a number for outputs).
-class Tensor {
+// A tensor of rank 1..4 (f32, i32 or u8) that owns its storage. Padded tensors get outer strides
+// larger than dense (the innermost dim stays contiguous); their padding holds a sentinel a kernel
+// must neither read (NaN for float inputs) nor write (a number for outputs).
+template <class T>
+class BasicTensor {
  public:
-  Tensor() = default;
-  Tensor(std::vector<int64_t> shape, bool padded, float padding_value);
+  BasicTensor() = default;
+  BasicTensor(std::vector<int64_t> shape, bool padded, T padding_value);
 
   const std::vector<int64_t> &shape() const { return shape_; }
   const std::vector<int64_t> &strides() const { return strides_; }
   int64_t elements() const;  // logical elements, padding excluded
-  float *data() { return storage_.data() + guard; }
+  T *data() { return storage_.data() + guard; }
 
   // Sentinel elements before and after the tensor, padded or not, to catch writes past its ends.
   static constexpr int64_t guard = 8;
 
   // The storage offset of the n-th logical element in row-major order.
   int64_t offset(int64_t n) const;
-  float &logical(int64_t n) { return storage_[static_cast<size_t>(offset(n))]; }
-  float logical(int64_t n) const { return storage_[static_cast<size_t>(offset(n))]; }
+  T &logical(int64_t n) { return storage_[static_cast<size_t>(offset(n))]; }
+  T logical(int64_t n) const { return storage_[static_cast<size_t>(offset(n))]; }
 
   void fill_normal(std::mt19937 &rng, float stddev = 1.0f);
   void fill_uniform(std::mt19937 &rng, float bound);  // uniform in [-bound, bound]
-  void fill(float value);                             // every logical element
+  void fill(T value);                                 // every logical element
   // Whether every padding element still holds the padding value, bit for bit.
   bool padding_intact() const;
+  // Whether every element, padding and guards included, holds the padding value, bit for bit.
+  bool all_padding() const;
 
-  reference::TensorView view() const;
+  reference::View<T> view() const;
   attn_tensor c_tensor();  // points into this object: keep it alive and unmoved while used
 
  private:
   std::vector<int64_t> shape_, strides_;
-  std::vector<float> storage_;
-  float padding_value_ = 0.0f;
+  std::vector<T> storage_;
+  T padding_value_{};
 };
+
+using Tensor = BasicTensor<float>;
+using IndexTensor = BasicTensor<int32_t>;
+using ByteTensor = BasicTensor<uint8_t>;
+
+extern template class BasicTensor<float>;
+extern template class BasicTensor<int32_t>;
+extern template class BasicTensor<uint8_t>;
 
 // The runtime's strings as std::string: doctest prints a const char * as a pointer.
 std::string last_error();
@@ -64,20 +75,40 @@ double scale_of(const attn::Spec &resolved);
 
 // Every tensor of one call, by argument name.
 struct Call {
-  std::map<std::string, Tensor> tensors;
-  attn_status run(const attn_kernel *kernel);  // passes every tensor, names as keys
+  std::map<std::string, Tensor> tensors;             // f32: q, k, v, x, weights, out, lse, ...
+  std::map<std::string, IndexTensor> index_tensors;  // i32: key_lengths, segment ids, ...
+  std::map<std::string, ByteTensor> byte_tensors;    // u8: mask
+  attn_status run(const attn_kernel *kernel);        // passes every tensor, names as keys
 };
 
-// Inputs for a core spec with normal q, k, v; out (-777 everywhere, padding included).
+// The sentinel every output element (padding included) holds before a run.
+constexpr float output_sentinel = -777.0f;
+
+// Inputs for a core spec with normal q, k, v; out and lse when the spec has it (sentinel everywhere).
 Call make_core_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k, bool padded,
                     std::mt19937 &rng);
 // Inputs for a block spec: x uniform[-1, 1], weights and biases uniform[-1/sqrt(fan_in), 1/sqrt(fan_in)].
 Call make_block_call(const attn::Spec &resolved, int batch, int seq, bool padded, std::mt19937 &rng);
 
-// The fp64 reference and the naive fp32 result for a call made by make_core_call / make_block_call.
+// How a call gives the mask-shaped tensors (mask, score_bias): [Sq,Sk], [B,Sq,Sk], [B,H,Sq,Sk], or
+// rank 4 with a size-1 B or H.
+enum class MaskShape { sq_sk, b_sq_sk, b_h_sq_sk, one_h_sq_sk, b_one_sq_sk };
+std::ostream &operator<<(std::ostream &os, MaskShape shape);
+
+// Adds the runtime inputs the spec uses, random: key_lengths in [0, Sk] (batch 1 gets Sk and batch 2
+// gets 0 when there are that many), prefix_lengths in [0, Sk], sorted segment ids of up to 4
+// documents, a uint8 mask keeping about 70% of pairs (with values 1..255), alibi slopes in
+// [0.01, 0.5] and score_bias uniform in [-2, 2]. seq_q = seq_k = S for the block form.
+void add_runtime_inputs(const attn::Spec &resolved, Call &call, int batch, int seq_q, int seq_k, bool padded,
+                        MaskShape mask_shape, std::mt19937 &rng);
+
+// The fp64 reference and the naive fp32 result (out, and lse [B,Sq,H]) for a call made by
+// make_core_call / make_block_call (+ add_runtime_inputs).
 struct Expected {
   std::vector<double> exact;
   std::vector<float> naive;
+  std::vector<double> exact_lse;
+  std::vector<float> naive_lse;
 };
 Expected expected_result(const attn::Spec &resolved, const Call &call);
 
@@ -95,7 +126,34 @@ struct Comparison {
 Comparison compare(const Tensor &out, const Expected &expected);
 std::ostream &operator<<(std::ostream &os, const Comparison &c);
 
-// The query rows i < seq_q whose every key the spec's mask removes (the same for every batch and head).
+// The lse pass rule: the same -inf rows as the reference, no NaN, finite values within
+// 2 max|naive - exact| + 1e-5 (over the finite rows), padding untouched.
+struct LseComparison {
+  int64_t rows = 0, masked_rows = 0;  // masked: -inf in the reference
+  int64_t inf_mismatches = 0;         // -inf in one of lse and the reference only
+  int64_t first_mismatch = -1;
+  double kernel_error = 0, naive_error = 0;
+  int64_t worst = -1;
+  double worst_got = 0, worst_exact = 0;
+  int64_t nan_count = 0;
+  bool padding_intact = true;
+  double bound() const { return 2 * naive_error + 1e-5; }
+  bool pass() const {
+    return nan_count == 0 && inf_mismatches == 0 && padding_intact && kernel_error <= bound();
+  }
+};
+LseComparison compare_lse(const Tensor &lse, const Expected &expected);
+std::ostream &operator<<(std::ostream &os, const LseComparison &c);
+
+// The ids of the listed specs that are not linked, and of the linked kernels not listed: both empty
+// when a suite's spec list and its CMake list agree.
+struct SpecListDrift {
+  std::vector<std::string> missing, unlisted;
+};
+SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts);
+
+// The query rows i < seq_q whose every key the spec's mask removes (the same for every batch and head);
+// masks of windows only.
 std::vector<int> fully_masked_queries(const attn::Spec &resolved, int seq_q, int seq_k);
 
 }  // namespace attnc::test

@@ -1,12 +1,9 @@
 // sweep_specs.h: the specs of attnc_test_kernels (tests/kernels/CMakeLists.txt), as the suites name them.
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
-#include "attn/kernel_id.h"
-#include "attn/runtime.h"
 #include "kernel_test_support.h"
 
 namespace attnc::test {
@@ -41,25 +38,11 @@ inline const char *const block_specs[] = {
     "d_model=96 heads=3 head_dim_v=16 form=block qkv=fused proj_bias=false mask=none",
 };
 
-// The ids of the listed specs that are not linked, and of the linked kernels not listed: both
-// empty when this header and the CMake list agree.
-struct SpecListDrift {
-  std::vector<std::string> missing, unlisted;
-};
+// Drift between this header and the CMake list (see kernel_test_support.h).
 inline SpecListDrift spec_list_drift() {
-  std::vector<std::string> listed;
-  for (const char *spec : core_specs) listed.push_back(attn::kernel_id(parse(spec)));
-  for (const char *spec : block_specs) listed.push_back(attn::kernel_id(parse(spec)));
-  SpecListDrift drift;
-  for (const std::string &id : listed) {
-    const attn_kernel *kernel = nullptr;
-    if (attn_find_kernel(id.c_str(), &kernel) != ATTN_OK) drift.missing.push_back(id);
-  }
-  for (int i = 0; i < attn_kernel_count(); ++i) {
-    const std::string id = attn_kernel_id(attn_kernel_at(i));
-    if (std::find(listed.begin(), listed.end(), id) == listed.end()) drift.unlisted.push_back(id);
-  }
-  return drift;
+  std::vector<std::string> listed(std::begin(core_specs), std::end(core_specs));
+  listed.insert(listed.end(), std::begin(block_specs), std::end(block_specs));
+  return spec_list_drift(listed);
 }
 
 }  // namespace attnc::test

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace attnc::reference {
 namespace {
@@ -32,42 +33,87 @@ View4<T> dense_view4(const std::vector<T> &data, int64_t d0, int64_t d1, int64_t
   return View4<T>{data.data(), {d0, d1, d2, d3}, {d1 * d2 * d3, d2 * d3, d3, 1}};
 }
 
+// Every runtime input the options use, checked against the sizes (the reference's callers are tests:
+// a mistake there is a thrown error, not a silent broadcast).
+void check_inputs(const Options &o, int64_t batch, int64_t seq_q, int64_t seq_k, int64_t heads) {
+  const RuntimeInputs &in = o.inputs;
+  auto fail = [](const char *what) { throw std::invalid_argument(std::string("reference: ") + what); };
+  auto per_batch = [&](const IndexView &v, const char *name) {
+    if (v.empty() || v.rank != 1 || v.shape[0] != batch) fail(name);
+    for (int64_t b = 0; b < batch; ++b)
+      if (v.at(b) < 0 || v.at(b) > seq_k) fail(name);
+  };
+  auto score_shaped = [&](int rank, const std::array<int64_t, 4> &shape, const char *name) {
+    if (rank < 2 || rank > 4 || shape[rank - 2] != seq_q || shape[rank - 1] != seq_k) fail(name);
+    if (rank >= 3 && shape[0] != 1 && shape[0] != batch) fail(name);
+    if (rank == 4 && shape[1] != 1 && shape[1] != heads) fail(name);
+  };
+  if (o.mask.uses(attn::MaskOp::padding)) per_batch(in.key_lengths, "key_lengths must be [B] in [0, Sk]");
+  if (o.mask.uses(attn::MaskOp::prefix))
+    per_batch(in.prefix_lengths, "prefix_lengths must be [B] in [0, Sk]");
+  if (o.mask.uses(attn::MaskOp::document)) {
+    const IndexView &sq = in.segment_ids_q, &sk = in.segment_ids_k;
+    if (sq.rank != 2 || sq.shape[0] != batch || sq.shape[1] != seq_q) fail("segment_ids_q must be [B, Sq]");
+    if (sk.rank != 2 || sk.shape[0] != batch || sk.shape[1] != seq_k) fail("segment_ids_k must be [B, Sk]");
+  }
+  if (o.mask.uses(attn::MaskOp::tensor)) {
+    if (in.mask.empty()) fail("the mask uses tensor: give mask");
+    score_shaped(in.mask.rank, in.mask.shape, "mask must be [Sq, Sk], [B, Sq, Sk] or [B, H, Sq, Sk]");
+  }
+  if (o.alibi && (in.alibi_slopes.empty() || in.alibi_slopes.rank != 1 || in.alibi_slopes.shape[0] != heads))
+    fail("alibi_slopes must be [H]");
+  if (o.score_bias) {
+    if (in.score_bias.empty()) fail("score_bias is on: give score_bias");
+    score_shaped(in.score_bias.rank, in.score_bias.shape, "score_bias must be shaped like the mask");
+  }
+  if (o.mask_block < 0 || o.softcap < 0) fail("mask_block and softcap must be >= 0");
+}
+
 // The core, computing in T whatever the storage type In.
 template <class T, class In>
-std::vector<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, T scale,
-                      const attn::Mask &mask) {
+Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, const Options &o) {
   const int64_t batch = q.shape[0], seq_q = q.shape[1], heads = q.shape[2], head_dim = q.shape[3];
   const int64_t seq_k = k.shape[1], kv_heads = k.shape[2], head_dim_v = v.shape[3];
   if (k.shape[0] != batch || v.shape[0] != batch || v.shape[1] != seq_k || v.shape[2] != kv_heads ||
       k.shape[3] != head_dim || kv_heads == 0 || heads % kv_heads != 0)
     throw std::invalid_argument("core reference: q, k and v shapes disagree");
+  check_inputs(o, batch, seq_q, seq_k, heads);
   const int64_t group = heads / kv_heads;
   const int64_t qs = q.strides[3], ks = k.strides[3], vs = v.strides[3];
+  const T scale = static_cast<T>(o.scale), softcap = static_cast<T>(o.softcap);
+  const bool padded = o.mask.uses(attn::MaskOp::padding);
 
-  std::vector<T> out(static_cast<size_t>(batch * seq_q * heads * head_dim_v), T(0));
+  Result<T> r;
+  r.out.assign(static_cast<size_t>(batch * seq_q * heads * head_dim_v), T(0));
+  r.lse.assign(static_cast<size_t>(batch * seq_q * heads), -std::numeric_limits<T>::infinity());
   std::vector<T> weight(static_cast<size_t>(seq_k));
   std::vector<char> kept(static_cast<size_t>(seq_k));
   std::vector<T> acc(static_cast<size_t>(head_dim_v));
   for (int64_t b = 0; b < batch; ++b) {
+    const int64_t key_length = padded ? o.inputs.key_lengths.at(b) : seq_k;
     for (int64_t i = 0; i < seq_q; ++i) {
-      const int64_t q_pos = i + seq_k - seq_q;
+      const int64_t q_pos = i + key_length - seq_q;  // bottom-right aligned
       for (int64_t h = 0; h < heads; ++h) {
         const int64_t kvh = h / group;
         const In *q_row = q.row(b, i, h);
         T running_max = -std::numeric_limits<T>::infinity();
         bool any_kept = false;
         for (int64_t j = 0; j < seq_k; ++j) {
-          kept[j] = keeps(mask, q_pos, j);
+          kept[j] = keeps(o.mask, o.mask_block, o.inputs, Pair{b, h, i, j, q_pos, key_length});
           if (!kept[j]) continue;
           const In *k_row = k.row(b, j, kvh);
           T dot = 0;
           for (int64_t d = 0; d < head_dim; ++d) dot += T(q_row[d * qs]) * T(k_row[d * ks]);
-          weight[j] = dot * scale;
-          if (!any_kept || weight[j] > running_max) running_max = weight[j];
+          T s = dot * scale;
+          if (o.softcap > 0) s = softcap * std::tanh(s / softcap);
+          if (o.alibi) s -= T(o.inputs.alibi_slopes.at(h)) * T(std::abs(q_pos - j));
+          if (o.score_bias) s += T(broadcast_at(o.inputs.score_bias, b, h, i, j));
+          weight[j] = s;
+          if (!any_kept || s > running_max) running_max = s;
           any_kept = true;
         }
-        T *out_row = &out[static_cast<size_t>(((b * seq_q + i) * heads + h) * head_dim_v)];
-        if (!any_kept) continue;  // every key masked: the row stays 0
+        const int64_t row = (b * seq_q + i) * heads + h;
+        if (!any_kept) continue;  // every key masked: out stays 0, lse -inf
         T running_sum = 0;
         for (int64_t j = 0; j < seq_k; ++j) {
           if (!kept[j]) continue;
@@ -80,17 +126,25 @@ std::vector<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v
           const In *v_row = v.row(b, j, kvh);
           for (int64_t e = 0; e < head_dim_v; ++e) acc[e] += weight[j] * T(v_row[e * vs]);
         }
+        T *out_row = &r.out[static_cast<size_t>(row * head_dim_v)];
         for (int64_t e = 0; e < head_dim_v; ++e) out_row[e] = acc[e] / running_sum;
+        r.lse[static_cast<size_t>(row)] = running_max + std::log(running_sum);
       }
     }
   }
-  return out;
+  return r;
 }
 
 template <class T>
-std::vector<T> core(const TensorView &q, const TensorView &k, const TensorView &v, T scale,
-                    const attn::Mask &mask) {
-  return attend<T, float>(as_view4(q, "q"), as_view4(k, "k"), as_view4(v, "v"), scale, mask);
+Result<T> core(const TensorView &q, const TensorView &k, const TensorView &v, const Options &o) {
+  return attend<T, float>(as_view4(q, "q"), as_view4(k, "k"), as_view4(v, "v"), o);
+}
+
+Options plain(double scale, const attn::Mask &mask) {
+  Options o;
+  o.scale = scale;
+  o.mask = mask;
+  return o;
 }
 
 // y[b, s, r] = Σ_c x[b, s, c] · w[first_row + r, c] + bias[first_row + r], r < rows: dense [B, S, rows].
@@ -114,8 +168,7 @@ std::vector<T> project(const TensorView &x, const TensorView &w, const TensorVie
 }
 
 template <class T>
-std::vector<T> block(const TensorView &x, const BlockWeights &w, const BlockShape &shape, T scale,
-                     const attn::Mask &mask) {
+Result<T> block(const TensorView &x, const BlockWeights &w, const BlockShape &shape, const Options &o) {
   if (x.rank != 3 || x.data == nullptr)
     throw std::invalid_argument("block reference: x must be a rank-3 view");
   const int64_t batch = x.shape[0], seq = x.shape[1], d_model = x.shape[2];
@@ -134,9 +187,10 @@ std::vector<T> block(const TensorView &x, const BlockWeights &w, const BlockShap
     v = project<T>(x, w.w_v, w.b_v, 0, v_rows);
   }
   // [B, S, H*D] is [B, S, H, D] with head h in features h*D .. h*D+D-1; likewise the merge.
-  const std::vector<T> merged = attend<T, T>(dense_view4(q, batch, seq, heads, head_dim),
-                                             dense_view4(k, batch, seq, kv_heads, head_dim),
-                                             dense_view4(v, batch, seq, kv_heads, head_dim_v), scale, mask);
+  Result<T> r = attend<T, T>(dense_view4(q, batch, seq, heads, head_dim),
+                             dense_view4(k, batch, seq, kv_heads, head_dim),
+                             dense_view4(v, batch, seq, kv_heads, head_dim_v), o);
+  const std::vector<T> merged = std::move(r.out);
   const int64_t merged_width = heads * head_dim_v;
   if (w.w_o.rank != 2 || w.w_o.shape[0] != d_model || w.w_o.shape[1] != merged_width)
     throw std::invalid_argument("block reference: w_o must be [d_model, heads * head_dim_v]");
@@ -149,77 +203,54 @@ std::vector<T> block(const TensorView &x, const BlockWeights &w, const BlockShap
       out[static_cast<size_t>(t * d_model + m)] = sum;
     }
   }
-  return out;
+  r.out = std::move(out);
+  return r;
 }
 
 }  // namespace
-
-TensorView TensorView::dense(const float *data, std::initializer_list<int64_t> shape) {
-  TensorView t;
-  t.data = data;
-  t.rank = static_cast<int>(shape.size());
-  int d = 0;
-  for (int64_t s : shape) t.shape[d++] = s;
-  int64_t stride = 1;
-  for (d = t.rank - 1; d >= 0; --d) {
-    t.strides[d] = stride;
-    stride *= t.shape[d];
-  }
-  return t;
-}
-
-TensorView TensorView::strided(const float *data, std::initializer_list<int64_t> shape,
-                               std::initializer_list<int64_t> strides) {
-  if (shape.size() != strides.size() || shape.size() > 4)
-    throw std::invalid_argument("TensorView: shape and strides must have one entry per dim, at most 4");
-  TensorView t = dense(data, shape);
-  int d = 0;
-  for (int64_t s : strides) t.strides[d++] = s;
-  return t;
-}
-
-bool keeps(const attn::Mask &mask, int64_t q_pos, int64_t k) {
-  if (mask.empty()) return true;
-  bool value[attn::Mask::capacity] = {};
-  for (int n = 0; n < mask.count; ++n) {
-    const attn::MaskNode &node = mask.nodes[n];
-    switch (node.op) {
-      case attn::MaskOp::window:
-        value[n] = (node.left < 0 || k >= q_pos - node.left) && (node.right < 0 || k <= q_pos + node.right);
-        break;
-      case attn::MaskOp::both:
-        value[n] = value[node.lhs] && value[node.rhs];
-        break;
-      case attn::MaskOp::either:
-        value[n] = value[node.lhs] || value[node.rhs];
-        break;
-    }
-  }
-  return value[mask.root()];
-}
 
 double default_scale(int head_dim) {
   return 1.0 / std::sqrt(static_cast<double>(head_dim));
 }
 
+Result<double> core_reference(const TensorView &q, const TensorView &k, const TensorView &v,
+                              const Options &o) {
+  return core<double>(q, k, v, o);
+}
+
+Result<float> core_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v,
+                             const Options &o) {
+  return core<float>(q, k, v, o);
+}
+
 std::vector<double> core_reference(const TensorView &q, const TensorView &k, const TensorView &v,
                                    double scale, const attn::Mask &mask) {
-  return core<double>(q, k, v, scale, mask);
+  return core<double>(q, k, v, plain(scale, mask)).out;
 }
 
 std::vector<float> core_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v, float scale,
                                   const attn::Mask &mask) {
-  return core<float>(q, k, v, scale, mask);
+  return core<float>(q, k, v, plain(scale, mask)).out;
+}
+
+Result<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
+                               const Options &o) {
+  return block<double>(x, w, shape, o);
+}
+
+Result<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
+                              const Options &o) {
+  return block<float>(x, w, shape, o);
 }
 
 std::vector<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                     double scale, const attn::Mask &mask) {
-  return block<double>(x, w, shape, scale, mask);
+  return block<double>(x, w, shape, plain(scale, mask)).out;
 }
 
 std::vector<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                    float scale, const attn::Mask &mask) {
-  return block<float>(x, w, shape, scale, mask);
+  return block<float>(x, w, shape, plain(scale, mask)).out;
 }
 
 }  // namespace attnc::reference

@@ -4,49 +4,140 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <stdexcept>
 #include <vector>
 
 #include "attn/mask.h"
 
 namespace attnc::reference {
 
-// A read-only view of float data of rank 1..4, outermost dim first, strides in elements.
-struct TensorView {
-  const float *data = nullptr;
+// A read-only view of T data of rank 1..4, outermost dim first, strides in elements.
+template <class T>
+struct View {
+  const T *data = nullptr;
   int rank = 0;
   std::array<int64_t, 4> shape{};
   std::array<int64_t, 4> strides{};
 
   // A row-major view of data with this shape.
-  static TensorView dense(const float *data, std::initializer_list<int64_t> shape);
+  static View dense(const T *data, std::initializer_list<int64_t> shape) {
+    if (shape.size() == 0 || shape.size() > 4) throw std::invalid_argument("View: rank must be 1..4");
+    View t;
+    t.data = data;
+    t.rank = static_cast<int>(shape.size());
+    int d = 0;
+    for (int64_t s : shape) t.shape[d++] = s;
+    int64_t stride = 1;
+    for (d = t.rank - 1; d >= 0; --d) {
+      t.strides[d] = stride;
+      stride *= t.shape[d];
+    }
+    return t;
+  }
   // A view with the given outer-first strides.
-  static TensorView strided(const float *data, std::initializer_list<int64_t> shape,
-                            std::initializer_list<int64_t> strides);
+  static View strided(const T *data, std::initializer_list<int64_t> shape,
+                      std::initializer_list<int64_t> strides) {
+    if (shape.size() != strides.size())
+      throw std::invalid_argument("View: shape and strides must have one entry per dim");
+    View t = dense(data, shape);
+    int d = 0;
+    for (int64_t s : strides) t.strides[d++] = s;
+    return t;
+  }
 
   bool empty() const { return data == nullptr; }
   int64_t size(int dim) const { return shape[dim]; }
-  float at(int64_t i0) const { return data[i0 * strides[0]]; }
-  float at(int64_t i0, int64_t i1) const { return data[i0 * strides[0] + i1 * strides[1]]; }
-  float at(int64_t i0, int64_t i1, int64_t i2) const {
+  T at(int64_t i0) const { return data[i0 * strides[0]]; }
+  T at(int64_t i0, int64_t i1) const { return data[i0 * strides[0] + i1 * strides[1]]; }
+  T at(int64_t i0, int64_t i1, int64_t i2) const {
     return data[i0 * strides[0] + i1 * strides[1] + i2 * strides[2]];
   }
-  float at(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const {
+  T at(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const {
     return data[i0 * strides[0] + i1 * strides[1] + i2 * strides[2] + i3 * strides[3]];
   }
 };
 
-// Whether the mask keeps key k for a query at key position q_pos (bottom-right aligned:
-// q_pos = i + Sk - Sq). A window (l, r) keeps q_pos - l <= k <= q_pos + r, -1 unbounded.
+using TensorView = View<float>;
+using IndexView = View<int32_t>;
+using ByteView = View<uint8_t>;
+
+// The element (b, h, i, k) of a tensor shaped like the mask: [Sq, Sk], [B, Sq, Sk] or [B, H, Sq, Sk];
+// a B or H dim of size 1, or one left out, broadcasts.
+template <class T>
+T broadcast_at(const View<T> &t, int64_t b, int64_t h, int64_t i, int64_t k) {
+  switch (t.rank) {
+    case 2:
+      return t.at(i, k);
+    case 3:
+      return t.at(t.shape[0] == 1 ? 0 : b, i, k);
+    case 4:
+      return t.at(t.shape[0] == 1 ? 0 : b, t.shape[1] == 1 ? 0 : h, i, k);
+    default:
+      throw std::invalid_argument("a mask-shaped tensor must have rank 2, 3 or 4");
+  }
+}
+
+// The runtime inputs of the mask terms and score modifiers, as a kernel takes them. Leave empty the
+// ones a spec does not use.
+struct RuntimeInputs {
+  IndexView key_lengths;     // [B], 0 <= value <= Sk: padding (also sets Lk)
+  IndexView prefix_lengths;  // [B], 0 <= value <= Sk: prefix
+  IndexView segment_ids_q;   // [B, Sq]: document
+  IndexView segment_ids_k;   // [B, Sk]
+  ByteView mask;             // [Sq, Sk], [B, Sq, Sk] or [B, H, Sq, Sk], B and H may be 1: tensor
+  TensorView alibi_slopes;   // [H]: alibi
+  TensorView score_bias;     // shaped and broadcast as mask: score_bias
+};
+
+// Everything a spec asks of the attention besides q, k and v.
+struct Options {
+  double scale = 1.0;
+  attn::Mask mask{};
+  int mask_block = 0;       // > 0: structural terms keep whole mask_block x mask_block blocks
+  double softcap = 0.0;     // > 0: s = softcap * tanh(s / softcap)
+  bool alibi = false;       // s -= alibi_slopes[h] * |q' - k|
+  bool score_bias = false;  // s += score_bias[b, h, i, k]
+  RuntimeInputs inputs;
+};
+
+// One (query, key) pair: batch, head, query row i (0 <= i < Sq), key k, the row's key position
+// q' = i + Lk - Sq, and Lk (key_lengths[b] when the mask uses padding, else Sk).
+struct Pair {
+  int64_t batch = 0, head = 0, row = 0, key = 0, q_pos = 0, key_length = 0;
+};
+
+// Whether the mask keeps the pair. Runtime terms read inputs; the structural terms (window, causal,
+// global) keep whole (query block, key block) pairs when mask_block > 0; random stays per element
+// at its own block size.
+bool keeps(const attn::Mask &mask, int mask_block, const RuntimeInputs &inputs, const Pair &pair);
+// Windows and global only, per element: whether key k is kept for a query at key position q_pos.
+// Throws std::invalid_argument for a mask with random or runtime terms.
 bool keeps(const attn::Mask &mask, int64_t q_pos, int64_t k);
+
+// The N key blocks random(BS, N, seed) draws for one query block (docs/DSL.md; draws may repeat).
+std::vector<int64_t> random_key_blocks(uint32_t seed, int64_t query_block, int n_blocks, int64_t key_blocks);
 
 // The scale a spec gets when it names none: 1 / sqrt(head_dim), in double.
 double default_scale(int head_dim);
 
-// q: [B, Sq, H, D], k: [B, Sk, KVH, D], v: [B, Sk, KVH, Dv] -> dense [B, Sq, H, Dv].
-// Head h reads k/v head h / (H / KVH). A row whose every key is masked is 0.
+// out: dense [B, Sq, H, Dv] (core) or [B, S, M] (block); lse: dense [B, Sq, H], -inf for a row
+// with no kept key (whose out is 0).
+template <class T>
+struct Result {
+  std::vector<T> out;
+  std::vector<T> lse;
+};
+
+// q: [B, Sq, H, D], k: [B, Sk, KVH, D], v: [B, Sk, KVH, Dv]. Head h reads k/v head h / (H / KVH).
+Result<double> core_reference(const TensorView &q, const TensorView &k, const TensorView &v,
+                              const Options &options);
+// The same loops in float with std::exp / tanh / log: what a careful naive fp32 implementation gets.
+Result<float> core_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v,
+                             const Options &options);
+
+// Masks of windows only, no modifiers: out alone.
 std::vector<double> core_reference(const TensorView &q, const TensorView &k, const TensorView &v,
                                    double scale, const attn::Mask &mask);
-// The same loops in float with std::exp: what a careful naive fp32 implementation gets.
 std::vector<float> core_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v, float scale,
                                   const attn::Mask &mask);
 
@@ -73,8 +164,14 @@ struct BlockWeights {
   TensorView b_o;    // [M]
 };
 
-// x: [B, S, M] -> dense [B, S, M]: project, split heads (head h uses rows h*D .. h*D+D-1 of its
-// projection), attend (Sq = Sk = S), merge heads, project out.
+// x: [B, S, M] -> out [B, S, M]: project, split heads (head h uses rows h*D .. h*D+D-1 of its
+// projection), attend (Sq = Sk = S), merge heads, project out. lse as in the core form.
+Result<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
+                               const Options &options);
+Result<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
+                              const Options &options);
+
+// Masks of windows only, no modifiers: out alone.
 std::vector<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                     double scale, const attn::Mask &mask);
 std::vector<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
