@@ -5,17 +5,26 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
 halide_version=21.0.0
 
-if [ ! -f /usr/include/doctest/doctest.h ] && [ ! -f /usr/include/doctest.h ]; then
-  echo "setup: installing doctest-dev from Debian"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+apt_install() {
+  echo "setup: installing $* from Debian"
   $sudo_cmd apt-get update -qq
-  $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq doctest-dev g++ make >/dev/null
+  $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ ! -f /usr/include/doctest/doctest.h ] && [ ! -f /usr/include/doctest.h ]; then
+  apt_install doctest-dev g++ make
 fi
 
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup: creating $venv"
-  python3 -m venv "$venv"
+  # Debian's own python3 needs python3-venv for this; other Pythons bring venv with them.
+  if ! python3 -m venv "$venv" 2>/dev/null; then
+    rm -rf "$venv"
+    apt_install python3-venv
+    python3 -m venv "$venv"
+  fi
 fi
 if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('halide') == '$halide_version' else 1)" 2>/dev/null \
    || [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || ! "$venv/bin/python" -c "import numpy" 2>/dev/null; then
