@@ -4,7 +4,8 @@
 namespace attnc {
 namespace {
 ArgDim sym(const char *name) { return ArgDim{0, name}; }
-ArgDim fix(int64_t n) { return ArgDim{n, {}}; }
+// A fixed size, with the label error messages use for it ("H", "D", "d_model", ...).
+ArgDim fix(int64_t n, const char *label) { return ArgDim{n, label}; }
 ArgSpec tensor(std::string name, std::vector<ArgDim> dims, bool output = false, std::string dtype = "f32") {
   ArgSpec a;
   a.name = std::move(name);
@@ -16,7 +17,7 @@ ArgSpec tensor(std::string name, std::vector<ArgDim> dims, bool output = false, 
 
 // [B, H, Sq, Sk] with B and H broadcastable: [Sq,Sk], [B,Sq,Sk] and [B,H,Sq,Sk] all work.
 ArgSpec score_shaped(std::string name, std::string dtype, int64_t heads, const char *sq, const char *sk) {
-  ArgSpec a = tensor(std::move(name), {sym("B"), fix(heads), sym(sq), sym(sk)}, false, std::move(dtype));
+  ArgSpec a = tensor(std::move(name), {sym("B"), fix(heads, "H"), sym(sq), sym(sk)}, false, std::move(dtype));
   a.broadcast_dims = 0x3;
   a.min_rank = 2;
   return a;
@@ -31,7 +32,7 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
     args.push_back(tensor("segment_ids_k", {sym("B"), sym(sk)}, false, "i32"));
   }
   if (s.mask.uses(attn::MaskOp::tensor)) args.push_back(score_shaped("mask", "u8", s.heads, sq, sk));
-  if (s.alibi) args.push_back(tensor("alibi_slopes", {fix(s.heads)}));
+  if (s.alibi) args.push_back(tensor("alibi_slopes", {fix(s.heads, "H")}));
   if (s.score_bias) args.push_back(score_shaped("score_bias", "f32", s.heads, sq, sk));
 }
 }  // namespace
@@ -40,34 +41,34 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
   const int64_t h = s.heads, kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v, m = s.d_model;
   std::vector<ArgSpec> args;
   if (s.form == attn::Form::core) {
-    args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h), fix(d)}));
-    args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh), fix(d)}));
-    args.push_back(tensor("v", {sym("B"), sym("Sk"), fix(kvh), fix(dv)}));
+    args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}));
+    args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}));
+    args.push_back(tensor("v", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}));
     append_mask_inputs(s, "Sq", "Sk", args);
-    args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h), fix(dv)}, true));
-    if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h)}, true));
+    args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true));
+    if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h, "H")}, true));
     return args;
   }
-  args.push_back(tensor("x", {sym("B"), sym("S"), fix(m)}));
+  args.push_back(tensor("x", {sym("B"), sym("S"), fix(m, "d_model")}));
   if (s.qkv == attn::Qkv::fused) {
     const int64_t rows = h * d + kvh * d + kvh * dv;
-    args.push_back(tensor("w_qkv", {fix(rows), fix(m)}));
-    if (s.proj_bias) args.push_back(tensor("b_qkv", {fix(rows)}));
+    args.push_back(tensor("w_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv"), fix(m, "d_model")}));
+    if (s.proj_bias) args.push_back(tensor("b_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv")}));
   } else {
-    args.push_back(tensor("w_q", {fix(h * d), fix(m)}));
-    args.push_back(tensor("w_k", {fix(kvh * d), fix(m)}));
-    args.push_back(tensor("w_v", {fix(kvh * dv), fix(m)}));
+    args.push_back(tensor("w_q", {fix(h * d, "H*D"), fix(m, "d_model")}));
+    args.push_back(tensor("w_k", {fix(kvh * d, "KVH*D"), fix(m, "d_model")}));
+    args.push_back(tensor("w_v", {fix(kvh * dv, "KVH*Dv"), fix(m, "d_model")}));
     if (s.proj_bias) {
-      args.push_back(tensor("b_q", {fix(h * d)}));
-      args.push_back(tensor("b_k", {fix(kvh * d)}));
-      args.push_back(tensor("b_v", {fix(kvh * dv)}));
+      args.push_back(tensor("b_q", {fix(h * d, "H*D")}));
+      args.push_back(tensor("b_k", {fix(kvh * d, "KVH*D")}));
+      args.push_back(tensor("b_v", {fix(kvh * dv, "KVH*Dv")}));
     }
   }
-  args.push_back(tensor("w_o", {fix(m), fix(h * dv)}));
-  if (s.proj_bias) args.push_back(tensor("b_o", {fix(m)}));
+  args.push_back(tensor("w_o", {fix(m, "d_model"), fix(h * dv, "H*Dv")}));
+  if (s.proj_bias) args.push_back(tensor("b_o", {fix(m, "d_model")}));
   append_mask_inputs(s, "S", "S", args);
-  args.push_back(tensor("out", {sym("B"), sym("S"), fix(m)}, true));
-  if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("S"), fix(h)}, true));
+  args.push_back(tensor("out", {sym("B"), sym("S"), fix(m, "d_model")}, true));
+  if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("S"), fix(h, "H")}, true));
   return args;
 }
 

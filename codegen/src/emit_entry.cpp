@@ -39,7 +39,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     std::vector<std::string> fixed, names;
     for (const ArgDim &d : a.dims) {
       fixed.push_back(std::to_string(d.fixed));
-      names.push_back(d.fixed > 0 ? "0" : c_string(d.symbol));
+      names.push_back(d.symbol.empty() ? "0" : c_string(d.symbol));
     }
     o << "    {" << c_string(a.name) << ", " << dtype_enum(a.dtype) << ", " << a.dims.size() << ", "
       << (a.is_output ? 1 : 0) << ", {" << join(fixed, ", ") << "}, {" << join(names, ", ") << "}, "

@@ -11,8 +11,8 @@ namespace attnc {
 
 // One dimension: a size fixed by the spec, or a runtime size named "B", "Sq", "Sk" or "S".
 struct ArgDim {
-  int64_t fixed = 0;  // > 0 when fixed
-  std::string symbol;
+  int64_t fixed = 0;   // > 0 when fixed
+  std::string symbol;  // the runtime size's name; for a fixed size, its label ("H", "D", ...)
 };
 
 // Shapes are outermost first, as the caller sees them; the innermost dim is contiguous.
