@@ -66,11 +66,7 @@ struct Spec {
     s.qkv = Qkv::separate;
     return s;
   }
-  constexpr Spec with_proj_bias(bool on = true) const {
-    Spec s = *this;
-    s.proj_bias = on;
-    return s;
-  }
+  constexpr Spec with_proj_bias(bool on = true) const { return set_flag(&Spec::proj_bias, on); }
   constexpr Spec with_mask(Mask m) const {
     Spec s = *this;
     s.mask = m;
@@ -97,21 +93,9 @@ struct Spec {
     s.softcap = v;
     return s;
   }
-  constexpr Spec with_alibi(bool on = true) const {
-    Spec s = *this;
-    s.alibi = on;
-    return s;
-  }
-  constexpr Spec with_score_bias(bool on = true) const {
-    Spec s = *this;
-    s.score_bias = on;
-    return s;
-  }
-  constexpr Spec with_lse(bool on = true) const {
-    Spec s = *this;
-    s.lse = on;
-    return s;
-  }
+  constexpr Spec with_alibi(bool on = true) const { return set_flag(&Spec::alibi, on); }
+  constexpr Spec with_score_bias(bool on = true) const { return set_flag(&Spec::score_bias, on); }
+  constexpr Spec with_lse(bool on = true) const { return set_flag(&Spec::lse, on); }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {
@@ -121,6 +105,11 @@ struct Spec {
       s.bad_value_field = code;
       s.bad_value = v;
     }
+    return s;
+  }
+  constexpr Spec set_flag(bool Spec::*field, bool on) const {
+    Spec s = *this;
+    s.*field = on;
     return s;
   }
   constexpr Spec set_form(Form f) const {
