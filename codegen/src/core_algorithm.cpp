@@ -101,8 +101,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   for (size_t n = 0; n < spans.spans.size(); ++n) {
     const std::string suffix = spans.spans.size() > 1 ? "_" + std::to_string(n) : "";
     BlockSweep w;
-    w.over_blocks = RDom(0, blocks, "over_blocks" + suffix);
-    const Expr rkb = w.over_blocks.x;
+    w.over_blocks = RDom({{0, s.head_dim_v}, {0, blocks}}, "over_blocks" + suffix);
+    const Expr rdv = w.over_blocks.x, rkb = w.over_blocks.y;
     auto in_span = [&](const KeySpan &span) {
       return rkb * key_block <= span.last && rkb * key_block + key_block - 1 >= span.first;
     };
@@ -147,17 +147,23 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.block_pv(dv, row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb) * in.v(dv, h / group, key_row(kb, rk), b);
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
-    const Expr running_max = f.state(dv, row, tile, h, b)[0];
-    const Expr running_sum = f.state(dv, row, tile, h, b)[1];
-    const Expr acc = f.state(dv, row, tile, h, b)[2];
+    // The max and sum are the same for every dv; all lanes read them at the last dv, which
+    // the ascending dv loop updates last (reads come before the store of a vector), so the factors are per row (uniform across the dv
+    // vector) and one exp serves both: whichever max is larger gets factor 1.
+    const Expr last_dv = s.head_dim_v - 1;
+    const Expr running_max = f.state(last_dv, row, tile, h, b)[0];
+    const Expr running_sum = f.state(last_dv, row, tile, h, b)[1];
+    const Expr acc = f.state(rdv, row, tile, h, b)[2];
     const Expr block_max = w.block_max(row, tile, h, b, rkb);
     const Expr new_max = Halide::max(running_max, block_max);
-    // While every key so far is masked, both factors are exp(0) = 1 and everything stays 0.
-    const Expr keep_old = softmax_exp(running_max - new_max);
-    const Expr take_new = softmax_exp(block_max - new_max);
-    f.state(dv, row, tile, h, b) =
+    // While every key so far is masked, the gap is 0, both factors are 1 and everything stays 0.
+    const Expr gap = running_max - block_max;
+    const Expr shrink = softmax_exp(-Halide::abs(gap));
+    const Expr keep_old = Halide::select(gap >= 0.0f, 1.0f, shrink);
+    const Expr take_new = Halide::select(gap >= 0.0f, shrink, 1.0f);
+    f.state(rdv, row, tile, h, b) =
         Halide::Tuple(new_max, running_sum * keep_old + w.block_sum(row, tile, h, b, rkb) * take_new,
-                      acc * keep_old + w.block_pv(dv, row, tile, h, b, rkb) * take_new);
+                      acc * keep_old + w.block_pv(rdv, row, tile, h, b, rkb) * take_new);
     f.sweeps.push_back(w);
   }
 

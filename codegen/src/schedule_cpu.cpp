@@ -20,18 +20,26 @@ namespace {
 // Everything for one key block is computed inside the block loop of state update `stage`.
 void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &t) {
   const int lanes = t.vector_width;
-  const RVar over_blocks = w.over_blocks.x;
-  f.state.update(stage).reorder(f.dv, f.row, over_blocks).vectorize(f.dv, t.pv_vector);
+  const RVar state_dv = w.over_blocks.x, over_blocks = w.over_blocks.y;
+  // dv lanes read the max and sum at the last dv before any lane stores (see define_core).
+  f.state.update(stage)
+      .reorder(state_dv, f.row, over_blocks)
+      .allow_race_conditions()
+      .vectorize(state_dv, t.pv_vector)
+      .unroll(state_dv);
 
-  // QK^T: (query_tile / lanes) vectors x score_rows keys of accumulators, one key element
-  // broadcast per FMA.
-  Var key_outer("key_outer"), key_inner("key_inner"), query_vec("query_vec"), query_lane("query_lane");
+  // QK^T: score_vectors query vectors x score_rows keys of accumulators, one key element
+  // broadcast per FMA; the query tile is swept in groups of score_vectors vectors, so the
+  // keys of a register block are reused from L1 by every group.
+  Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
+  Var query_vec("query_vec"), query_lane("query_lane");
   const RVar over_head_dim = f.over_head_dim.x;
   w.scores.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
   w.scores.update()
       .split(f.key, key_outer, key_inner, t.score_rows)
-      .split(f.row, query_vec, query_lane, lanes)
-      .reorder(query_lane, query_vec, key_inner, over_head_dim, key_outer)
+      .split(f.row, query_group, query_rest, lanes * t.score_vectors)
+      .split(query_rest, query_vec, query_lane, lanes)
+      .reorder(query_lane, query_vec, key_inner, over_head_dim, query_group, key_outer)
       .vectorize(query_lane)
       .unroll(query_vec)
       .unroll(key_inner);
@@ -46,15 +54,18 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   w.block_sum.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
   w.block_sum.update().vectorize(f.row, lanes);
 
-  // PV: pv_rows queries x (head_dim_v / pv_vector) vectors of accumulators, one probability
-  // broadcast per FMA.
-  Var query_group("query_group"), query_row("query_row"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  // PV: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability
+  // broadcast per FMA. One slice of head_dim_v at a time, so its rows of the V block stay in L1
+  // while every group of query rows goes over them.
+  Var pv_group("pv_group"), query_row("query_row"), dv_slice("dv_slice"), dv_rest("dv_rest");
+  Var dv_vec("dv_vec"), dv_lane("dv_lane");
   const RVar over_block = f.over_block.x;
   w.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
   w.block_pv.update()
-      .split(f.row, query_group, query_row, t.pv_rows)
-      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, query_row, over_block, query_group)
+      .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
+      .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
+      .split(f.row, pv_group, query_row, t.pv_rows)
+      .reorder(dv_lane, dv_vec, query_row, over_block, pv_group, dv_slice)
       .vectorize(dv_lane)
       .unroll(dv_vec)
       .unroll(query_row);

@@ -20,14 +20,13 @@ struct CoreInputs {
   Halide::Func alibi_slopes, score_bias;
 };
 
-// Every stage, named for the schedule. Keys come in blocks of key_block; per query row the
-// state keeps the running max, running sum and the unnormalized output (flash-style), so no
-// [Sq x Sk] score matrix ever exists.
 // The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
 // spans (window | global, say) gets one sweep per span, each an update of the state with its
 // own trimmed block loop, so the blocks between the spans are never computed.
 struct BlockSweep {
-  Halide::RDom over_blocks;  // key blocks of this span (an RDom predicate trims the loop)
+  // (.x: output dim dv, .y: key block of this span; an RDom predicate trims the blocks). dv is
+  // a reduction variable so the update may read the per-row max and sum at one fixed dv.
+  Halide::RDom over_blocks;
   Halide::Func scores;       // scores(row, key, tile, h, b, kb): scaled q . k, one key block
   Halide::Func logits;       // logits(row, key, tile, h, b, kb): scores after the modifiers
   Halide::Func block_max;    // block_max(row, tile, h, b, kb): max of kept logits, or no_key_score

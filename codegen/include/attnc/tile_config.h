@@ -9,8 +9,11 @@ struct CpuTiles {
   int key_block;       // keys per block: one running-max/sum update per block
   int query_tile;      // queries per parallel task; their q rows and state stay in L1
   int vector_width;    // f32 lanes of the target's vectors
-  int score_rows;      // query rows of the QK^T register block (x key_block/vector_width vectors)
-  int pv_rows;         // query rows of the PV register block (x head_dim_v/pv_vector vectors)
+  int score_rows;      // keys of the QK^T register block (one broadcast each)
+  int score_vectors;   // query vectors of the QK^T register block (score_vectors x score_rows
+                       // accumulators; query_tile / vector_width is a multiple of it)
+  int pv_rows;         // query rows of the PV register block
+  int pv_vectors;      // head_dim_v vectors of the PV register block (divides head_dim_v / pv_vector)
   int pv_vector;       // lanes used along head_dim_v (divides head_dim_v, <= vector_width)
   int head_vector;     // lanes used along head_dim where a loop runs over it
   int proj_rows;       // rows (tokens) of a projection register block
