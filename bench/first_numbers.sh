@@ -31,7 +31,7 @@ for spec in "${specs[@]}"; do
   json=$("$build/tools/attn-run" "$out/bench_kernels.so" --kernel "$id" --threads "$threads" \
     --input q="$out/q.npy" --input k="$out/k.npy" --input v="$out/v.npy" --output out="$out/out.npy" \
     --bench --json --warmup 3 --runs 15)
-  peer=$(OPENBLAS_NUM_THREADS=$threads "$python" "$root/bench/unfused_peer.py" "$out" "$mask" 7)
+  peer=$(OPENBLAS_NUM_THREADS=$threads "$python" "$root/bench/unfused_peer.py" "$out" "$out/peer_out.npy" "$mask" "$threads" 1 7)
   "$python" - "$out" "$mask" "$json" "$peer" "$peak" <<'PY'
 import json, sys, numpy as np
 d, mask, mine, peer, peak = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5])
