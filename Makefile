@@ -26,7 +26,8 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)
 
 bench: build
-	@bash bench/first_numbers.sh $(BUILD)
+	@bash bench/setup_bench.sh
+	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

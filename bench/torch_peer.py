@@ -15,6 +15,8 @@ def main():
         import torch
     except ImportError:
         skip("torch not installed")
+    if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        skip(f"torch {torch.__version__} has no scaled_dot_product_attention (needs 2.0)")
     torch.set_num_threads(args.threads)
     q, k, v = (torch.from_numpy(a).permute(0, 2, 1, 3) for a in args.load_qkv())
     sq, sk = q.shape[2], k.shape[2]

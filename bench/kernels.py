@@ -1,0 +1,59 @@
+"""Generating the benchmark's attnc kernels: one `attnc gen` call for every spec, one shared library.
+
+The library is reused while the attnc binary and the spec list are unchanged (a stamp file holds
+their hash), so repeated runs do not pay the generation again.
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+
+
+def attnc_path(build):
+    return os.path.join(build, "tools", "attnc")
+
+
+def kernel_id(build, spec):
+    return subprocess.run([attnc_path(build), "id", "--spec", spec], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def gen(build, specs, out_dir, basename):
+    """Runs attnc gen --target host --shared for specs; returns the seconds it took."""
+    command = [attnc_path(build), "gen"]
+    for spec in specs:
+        command += ["--spec", spec]
+    command += ["--target", "host", "-o", out_dir, "--shared", "--basename", basename]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def generate(build, specs, out_dir):
+    """Returns (library path, generation seconds or None when the library was reused)."""
+    digest = hashlib.sha256()
+    with open(attnc_path(build), "rb") as binary:
+        digest.update(binary.read())
+    digest.update("\n".join(specs).encode())
+    stamp_path = os.path.join(out_dir, "stamp")
+    library = os.path.join(out_dir, "bench_kernels.so")
+    if os.path.exists(library) and os.path.exists(stamp_path):
+        with open(stamp_path) as stamp:
+            if stamp.read() == digest.hexdigest():
+                return library, None
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    seconds = gen(build, specs, out_dir, "bench_kernels")
+    with open(stamp_path, "w") as stamp:
+        stamp.write(digest.hexdigest())
+    return library, seconds
+
+
+def time_one_spec(build, spec, out_dir):
+    """Seconds `attnc gen` takes for one spec and the x86 dispatch set, in a fresh folder."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    seconds = gen(build, [spec], out_dir, "one_spec")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return seconds

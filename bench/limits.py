@@ -1,0 +1,43 @@
+"""The machine and its limits: CPU model and flags, FMA peak, sgemm GFLOP/s, DRAM read bandwidth."""
+import json
+import os
+import subprocess
+import sys
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def compile_helper(source, binary, extra_flags=()):
+    """Builds bench/SOURCE with c++ -O3 -march=native; returns the binary's path."""
+    subprocess.run(["c++", "-O3", "-march=native", "-std=c++17", "-pthread", os.path.join(BENCH_DIR, source),
+                    "-o", binary, *extra_flags], check=True)
+    return binary
+
+
+def machine_info():
+    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    fields = dict(line.split(":", 1) for line in lscpu.splitlines() if ":" in line)
+    flags = fields.get("Flags", "").split()
+    return {"model_name": fields.get("Model name", "unknown").strip(), "nproc": os.cpu_count(),
+            "avx2": "avx2" in flags, "fma": "fma" in flags, "avx512f": "avx512f" in flags,
+            "l3_cache": fields.get("L3 cache", "unknown").strip()}
+
+
+def run_json(command, env=None):
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {result.stderr.strip()}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def measure_limits(out_dir, threads, env):
+    """The FMA peak on all cores; sgemm and read bandwidth with THREADS threads (env pins BLAS's)."""
+    fma = compile_helper("fma_peak.cpp", os.path.join(out_dir, "fma_peak"))
+    bandwidth = compile_helper("read_bandwidth.cpp", os.path.join(out_dir, "read_bandwidth"))
+    cores = os.cpu_count()
+    limits = {"fma_peak_threads": cores, "fma_peak_gflops": run_json([fma, str(cores)])["fma_peak_gflops"]}
+    sgemm = run_json([sys.executable, os.path.join(BENCH_DIR, "sgemm_peak.py")], env)
+    limits["sgemm_gflops"] = sgemm["sgemm_gflops"]
+    limits["blas"] = sgemm["blas"]
+    limits["read_gbps"] = run_json([bandwidth, str(threads), "1024"])["read_gbps"]
+    return limits

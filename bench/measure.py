@@ -1,0 +1,89 @@
+"""Times one workload with every implementation on the same inputs and checks each output against fp64.
+
+The block form (W6): attnc runs its block kernel; each peer runs its core on q, k, v projected by
+NumPy in fp32, its output goes through NumPy's output projection, and its time is the core's
+median plus the projections' medians (projection_peer.py, timed in its own process).
+"""
+import os
+import shutil
+import sys
+
+import numpy as np
+
+from limits import BENCH_DIR, run_json
+from reference import block_reference, core_reference, project_out, project_qkv
+
+TOLERANCE = 1e-4  # on max |out - fp64|, relative to max(1, max |fp64|)
+
+
+def save_inputs(folder, arrays):
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for name, array in arrays.items():
+        np.save(os.path.join(folder, name + ".npy"), array)
+
+
+def check(out, ref):
+    """(max |out - ref|, tolerance, ok)."""
+    tolerance = TOLERANCE * max(1.0, float(np.abs(ref).max()))
+    if out.shape != ref.shape:
+        return float("inf"), tolerance, False
+    err = float(np.abs(out - ref).max())
+    return err, tolerance, bool(np.isfinite(out).all() and err <= tolerance)
+
+
+def row_for(workload, impl, result, peak_gflops):
+    row = {"workload": workload.label, "name": workload.name, "impl": impl.name, "batch": workload.batch,
+           "heads": workload.heads, "seq_q": workload.seq_q, "seq_k": workload.seq_k,
+           "head_dim": workload.head_dim, "mask": workload.mask, "block": workload.block,
+           "flops": workload.flops()}
+    if "skipped" in result or "error" in result:
+        row["status"] = "skipped" if "skipped" in result else "error"
+        row["message"] = result.get("skipped") or result.get("error")
+        return row
+    row.update({key: result[key] for key in ("median_ms", "min_ms", "runs", "version", "projection_ms",
+                                             "max_abs_err", "tolerance", "status") if key in result})
+    row["gflops"] = workload.flops() / (row["median_ms"] * 1e6)
+    row["pct_fma_peak"] = 100 * row["gflops"] / peak_gflops
+    if workload.seq_q == 1:  # decode: bound by reading K and V
+        row["kv_gbps"] = workload.kv_bytes() / (row["median_ms"] * 1e6)
+    return row
+
+
+def measure(workload, implementations, data_dir, settings, env, peak_gflops, seed):
+    """Returns one row per implementation; rows with status 'wrong' carry the error found."""
+    runs = settings.runs_for(workload)
+    arrays = workload.make_inputs(seed)
+    save_inputs(data_dir, arrays)
+    causal = workload.mask == "causal"
+    core_dir = data_dir
+    if workload.block:
+        ref = block_reference(arrays["x"], arrays["w_qkv"], arrays["b_qkv"], arrays["w_o"], arrays["b_o"],
+                              workload.heads, causal)
+        core_dir = os.path.join(data_dir, "core")
+        q, k, v = project_qkv(arrays["x"], arrays["w_qkv"], arrays["b_qkv"], workload.heads, np.float32)
+        save_inputs(core_dir, {"q": q, "k": k, "v": v})
+        projection = run_json([sys.executable, os.path.join(BENCH_DIR, "projection_peer.py"), data_dir,
+                               str(workload.heads), str(settings.warmup), str(runs)], env)
+    else:
+        ref = core_reference(arrays["q"], arrays["k"], arrays["v"], causal)
+    rows = []
+    for impl in implementations:
+        out_path = os.path.join(data_dir, f"out_{impl.name}.npy")
+        composed = workload.block and impl.name != "attnc"
+        result = impl.run(workload, core_dir if composed else data_dir, out_path, settings.warmup, runs)
+        if "median_ms" in result:
+            out = np.load(out_path)
+            if composed:
+                out = project_out(out, arrays["w_o"], arrays["b_o"], np.float32)
+                result["projection_ms"] = projection["in_ms"] + projection["out_ms"]
+                result["median_ms"] += result["projection_ms"]
+                result["min_ms"] += result["projection_ms"]
+            err, tolerance, ok = check(out, ref)
+            result.update(max_abs_err=err, tolerance=tolerance, status="ok" if ok else "wrong")
+        rows.append(row_for(workload, impl, result, peak_gflops))
+    attnc_ms = next((r["median_ms"] for r in rows if r["impl"] == "attnc" and "median_ms" in r), None)
+    for row in rows:
+        if row["impl"] != "attnc" and attnc_ms and "median_ms" in row:
+            row["ratio"] = row["median_ms"] / attnc_ms
+    return rows
