@@ -25,7 +25,8 @@ test: build
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
-bench: build
+bench: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run
 	@bash bench/setup_bench.sh
 	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
 
