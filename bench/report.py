@@ -3,18 +3,18 @@ import json
 
 
 def format_row(row):
+    if row["status"] not in ("ok", "wrong"):  # skipped or error: the reason in the last column
+        return [row["workload"], row["impl"]] + ["-"] * 5 + [f"{row['status']}: {row.get('message', '')[:50]}"]
+
     def number(key, fmt):
         return format(row[key], fmt) if row.get(key) is not None else "-"
-    if row["status"] not in ("ok", "wrong"):
-        return [row["workload"], row["impl"], row["status"] + ": " + row.get("message", "")[:60], "", "", "", "", ""]
-    ratio = f"{row['ratio']:.2f}x" if row.get("ratio") is not None else "-"
-    gbps = number("kv_gbps", ".1f")
     return [row["workload"], row["impl"], number("median_ms", ".2f"), number("gflops", ".1f"),
-            number("pct_fma_peak", ".1f") + "%", gbps, ratio,
+            number("pct_fma_peak", ".1f") + "%", number("kv_gbps", ".1f"),
+            f"{row['ratio']:.2f}x" if row.get("ratio") is not None else "-",
             f"{row['max_abs_err']:.1e}" + ("" if row["status"] == "ok" else " WRONG")]
 
 
-HEADER = ["workload", "impl", "median ms", "GFLOP/s", "% FMA peak", "KV GB/s", "peer/attnc", "max |err|"]
+HEADER = ["workload", "impl", "median ms", "GFLOP/s", "% FMA peak", "KV GB/s", "peer/attnc", "max abs err"]
 
 
 def table_text(rows):
@@ -22,7 +22,8 @@ def table_text(rows):
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADER))]
     out = []
     for n, line in enumerate(lines):
-        cells = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))]
+        cells = [c.ljust(w) if i < 2 or i == len(widths) - 1 else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(line, widths))]
         out.append("  ".join(cells).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
@@ -30,7 +31,7 @@ def table_text(rows):
 
 
 def table_markdown(rows):
-    lines = ["| " + " | ".join(HEADER) + " |", "| --- | --- |" + " ---: |" * (len(HEADER) - 2)]
+    lines = ["| " + " | ".join(HEADER) + " |", "| --- | --- |" + " ---: |" * (len(HEADER) - 3) + " --- |"]
     lines += ["| " + " | ".join(format_row(r)) + " |" for r in rows]
     return "\n".join(lines)
 
