@@ -24,6 +24,7 @@ from measure import measure, save_inputs
 from workloads import rss_workload, sweep, workloads
 
 BIG_WORKLOAD_FLOPS = 10e9
+BUSY_LOAD = 0.5  # 1-minute load average above which another job shares the cores
 
 
 class Settings:
@@ -144,6 +145,10 @@ def main():
     out_dir = os.path.join(build, "bench")
     os.makedirs(out_dir, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = os.getloadavg()[0]
+    if load_before > BUSY_LOAD:
+        print(f"warning: the machine is busy before the run (1-minute load {load_before:.1f}); "
+              "its times will be noisy", file=sys.stderr)
 
     machine = machine_info()
     limits = measure_limits(out_dir, settings.threads, env)
@@ -176,6 +181,7 @@ def main():
                f"make bench BUILD={build}")
     report.write_json(os.path.join(out_dir, "results.json"), {
         "started": started.isoformat(timespec="seconds"), "command": command, "settings": settings.as_dict(),
+        "load_average_1min_before": load_before,
         "machine": machine, "limits": limits, "peers_skipped": skipped, "plot_skipped": plot_skipped,
         "attnc": {"library": library, "specs": specs, "gen_seconds_all_specs": gen_seconds,
                   "gen_seconds_one_spec": gen_one, "gen_one_spec": specs[0], "peak_rss": rss},
