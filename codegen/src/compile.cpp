@@ -17,6 +17,7 @@
 #include "attnc/emit.h"
 #include "attnc/generator.h"
 #include "attnc/targets.h"
+#include "attnc/tile_config.h"
 
 namespace attnc {
 namespace {
@@ -135,33 +136,44 @@ GenerateResult generate_library(const GenerateOptions &o) {
     k.targets = targets.targets;
     k.required_cpu_features = required_cpu_features(targets.targets.back());
     k.args = kernel_arguments(spec);
+    if (spec.form == attn::Form::core) {
+      for (size_t a = 0; a < k.args.size(); ++a)
+        if (k.args[a].name == "q") k.q_arg = static_cast<int>(a);
+      // The same threshold for every target: the tile sizes' own (AVX2 and AVX-512 agree).
+      k.split_keys_max_queries = cpu_tiles(spec, 8).split_keys_max_queries;
+    }
     kernels.push_back(std::move(k));
   }
 
   std::vector<fs::path> archives;
   for (const KernelRecord &k : kernels) {
-    Halide::Internal::ExecuteGeneratorArgs args;
-    args.output_dir = dir.string();
-    args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
-    if (o.emit_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
-    if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
-    for (const std::string &t : k.targets) args.targets.push_back(kernel_target(t));
-    args.generator_name = "attn_kernel";
-    args.function_name = k.id;
-    args.file_base_name = o.basename + "_" + k.id;
-    args.create_generator = [](const std::string &, const Halide::GeneratorContext &context) {
-      return create_attention_generator(context);
-    };
-    args.generator_params = {{"spec", k.spec_text}};
-    try {
-      Halide::Internal::execute_generator(args);
-    } catch (const Halide::Error &e) {
-      result.message = "kernel " + k.id + ": Halide failed: " + e.what();
-      return result;
+    std::vector<std::pair<std::string, std::string>> pipelines = {{k.id, "tiles"}};
+    if (k.split_keys_max_queries > 0) pipelines.push_back({k.id + "_split_keys", "split_keys"});
+    for (const auto &[function_name, core_path] : pipelines) {
+      Halide::Internal::ExecuteGeneratorArgs args;
+      args.output_dir = dir.string();
+      args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
+      if (o.emit_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
+      if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
+      for (const std::string &t : k.targets) args.targets.push_back(kernel_target(t));
+      args.generator_name = "attn_kernel";
+      args.function_name = function_name;
+      args.file_base_name = o.basename + "_" + function_name;
+      args.create_generator = [](const std::string &, const Halide::GeneratorContext &context) {
+        return create_attention_generator(context);
+      };
+      args.generator_params = {{"spec", k.spec_text}, {"core_path", core_path}};
+      try {
+        Halide::Internal::execute_generator(args);
+      } catch (const Halide::Error &e) {
+        result.message = "kernel " + function_name + ": Halide failed: " + e.what();
+        return result;
+      }
+      archives.push_back(dir / (args.file_base_name + ".a"));
     }
-    archives.push_back(dir / (args.file_base_name + ".a"));
     result.ids.push_back(k.id);
-    if (o.verbose) std::fprintf(stderr, "attnc: generated %s for %zu target(s)\n", k.id.c_str(), k.targets.size());
+    if (o.verbose)
+      std::fprintf(stderr, "attnc: generated %s for %zu target(s)\n", k.id.c_str(), k.targets.size());
   }
 
   const fs::path archive = dir / (o.basename + ".a");
@@ -172,7 +184,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
   const fs::path entry = dir / (o.basename + "_entry.c");
   const fs::path header = dir / (o.basename + ".h");
   const fs::path manifest = dir / (o.basename + ".json");
-  if (!write_file(entry, entry_source(kernels, o.basename)) || !write_file(header, library_header(kernels, o.basename)) ||
+  if (!write_file(entry, entry_source(kernels, o.basename)) ||
+      !write_file(header, library_header(kernels, o.basename)) ||
       !write_file(manifest, manifest_json(kernels, o.basename))) {
     result.message = "cannot write into '" + o.out_dir + "'";
     return result;
@@ -201,16 +214,18 @@ GenerateResult generate_library(const GenerateOptions &o) {
     const std::string cc = c_compiler(o);
     std::string flags = " -O2 -fPIC -fvisibility=hidden -I" + quote(include.string());
     flags += o.shared ? " -DATTN_LIBRARY_TABLE" : " -DATTN_STATIC_REGISTRY";
-    if (!run_command(cc + flags + " -c " + quote(entry.string()) + " -o " + quote(object.string()), &result.message))
+    if (!run_command(cc + flags + " -c " + quote(entry.string()) + " -o " + quote(object.string()),
+                     &result.message))
       return result;
     if (o.shared) {
       const fs::path so = dir / (o.basename + ".so");
       const std::string link = cc + " -shared -o " + quote(so.string()) + " " + quote(object.string()) +
-                               " -Wl,--whole-archive " + quote(archive.string()) + " -Wl,--no-whole-archive " +
-                               quote(runtime.string()) + " -lpthread -ldl -lm";
+                               " -Wl,--whole-archive " + quote(archive.string()) +
+                               " -Wl,--no-whole-archive " + quote(runtime.string()) + " -lpthread -ldl -lm";
       if (!run_command(link, &result.message)) return result;
       result.files.push_back(so.string());
-    } else if (!run_command("ar r " + quote(archive.string()) + " " + quote(object.string()), &result.message)) {
+    } else if (!run_command("ar r " + quote(archive.string()) + " " + quote(object.string()),
+                            &result.message)) {
       return result;
     }
     fs::remove(object);

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "attnc/mask_lowering.h"
+#include "attnc/score_terms.h"
 
 namespace attnc {
 
@@ -20,39 +21,17 @@ Expr softmax_exp(const Expr &x) {
   Expr t = Halide::max(x, -88.0f) * 1.44269504f;
   Expr n = Halide::floor(t + 0.5f);
   Expr f = t - n;
-  Expr p = 1.0f + f * (0.693147181f +
-                       f * (0.240226507f +
-                            f * (0.0555041087f +
-                                 f * (0.00961812911f + f * (0.00133335581f + f * 0.000154035304f)))));
+  Expr p = 1.0f +
+           f * (0.693147181f +
+                f * (0.240226507f + f * (0.0555041087f +
+                                         f * (0.00961812911f + f * (0.00133335581f + f * 0.000154035304f)))));
   Expr bits = Halide::reinterpret(Halide::Int(32), p) + (Halide::cast<int32_t>(n) << 23);
   return Halide::select(x < -87.0f, 0.0f, Halide::reinterpret(Halide::Float(32), bits));
 }
 
-namespace {
-
-// lengths(b) as given, with a run-time check that 0 <= lengths(b) <= seq_k.
-Func checked_lengths(const Func &lengths, const Expr &seq_k, const std::string &name) {
-  Func checked(name + "_checked");
-  Halide::Var b("b");
-  const Expr value = lengths(b);
-  checked(b) = Halide::require(value >= 0 && value <= seq_k, value, name, "must lie in [0, Sk]: batch", b, "has",
-                               value, "with Sk =", seq_k);
-  return checked;
-}
-
-}  // namespace
-
 CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_block, int query_tile) {
   CoreFuncs f;
-  CoreInputs in = unchecked;
-  if (in.masks.key_lengths.defined()) {
-    in.masks.key_lengths = checked_lengths(in.masks.key_lengths, in.seq_k, "key_lengths");
-    f.value_checks.push_back(in.masks.key_lengths);
-  }
-  if (in.masks.prefix_lengths.defined()) {
-    in.masks.prefix_lengths = checked_lengths(in.masks.prefix_lengths, in.seq_k, "prefix_lengths");
-    f.value_checks.push_back(in.masks.prefix_lengths);
-  }
+  const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   auto [dv, d, key, i, row, tile, h, b, kb] = std::tie(f.dv, f.d, f.key, f.i, f.row, f.tile, f.h, f.b, f.kb);
   const int group = s.heads / s.kv_heads;
   const Expr seq_q = in.seq_q, seq_k = in.seq_k;
@@ -80,7 +59,9 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
 
   // Keys past seq_k (a partial last key block) read the last key and are masked out.
-  auto key_row = [&](const Expr &block, const Expr &k) { return Halide::min(block * key_block + k, seq_k - 1); };
+  auto key_row = [&](const Expr &block, const Expr &k) {
+    return Halide::min(block * key_block + k, seq_k - 1);
+  };
   auto kept = [&](const Expr &block, const Expr &k) {
     const Expr key_pos = block * key_block + k;
     const MaskPoint point{query + key_length(b) - seq_q, key_row(block, k), query_row, h, b, key_length(b)};
@@ -123,33 +104,31 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.scores(row, key, tile, h, b, kb) +=
         f.query_tile(row, rd, tile, h, b) * in.k(rd, h / group, key_row(kb, key), b);
 
-    // Score modifiers, after the scale: softcap, then alibi, then the bias tensor.
-    Expr logit = w.scores(row, key, tile, h, b, kb);
-    if (s.has_softcap) logit = s.softcap * Halide::tanh(logit * (1.0f / s.softcap));
-    if (s.alibi) {
-      const Expr distance = Halide::abs(query + key_length(b) - seq_q - (kb * key_block + key));
-      logit = logit - in.alibi_slopes(h) * Halide::cast<float>(distance);
-    }
-    if (s.score_bias) logit = logit + in.score_bias(key_row(kb, key), query_row, h, b);
+    const ScorePoint point{
+        query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
+    const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
     w.logits(row, key, tile, h, b, kb) = logit;
 
     w.block_max(row, tile, h, b, kb) = no_key;
-    w.block_max(row, tile, h, b, kb) = Halide::max(
-        w.block_max(row, tile, h, b, kb), Halide::select(kept(kb, rk), w.logits(row, rk, tile, h, b, kb), no_key));
+    w.block_max(row, tile, h, b, kb) =
+        Halide::max(w.block_max(row, tile, h, b, kb),
+                    Halide::select(kept(kb, rk), w.logits(row, rk, tile, h, b, kb), no_key));
 
     w.probs(row, key, tile, h, b, kb) = Halide::select(
-        kept(kb, key), softmax_exp(w.logits(row, key, tile, h, b, kb) - w.block_max(row, tile, h, b, kb)), 0.0f);
+        kept(kb, key), softmax_exp(w.logits(row, key, tile, h, b, kb) - w.block_max(row, tile, h, b, kb)),
+        0.0f);
 
     w.block_sum(row, tile, h, b, kb) = 0.0f;
     w.block_sum(row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb);
 
     w.block_pv(dv, row, tile, h, b, kb) = 0.0f;
-    w.block_pv(dv, row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb) * in.v(dv, h / group, key_row(kb, rk), b);
+    w.block_pv(dv, row, tile, h, b, kb) +=
+        w.probs(row, rk, tile, h, b, kb) * in.v(dv, h / group, key_row(kb, rk), b);
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
     // The max and sum are the same for every dv; all lanes read them at the last dv, which
-    // the ascending dv loop updates last (reads come before the store of a vector), so the factors are per row (uniform across the dv
-    // vector) and one exp serves both: whichever max is larger gets factor 1.
+    // the ascending dv loop updates last (reads come before the store of a vector), so the factors are per
+    // row (uniform across the dv vector) and one exp serves both: whichever max is larger gets factor 1.
     const Expr last_dv = s.head_dim_v - 1;
     const Expr running_max = f.state(last_dv, row, tile, h, b)[0];
     const Expr running_sum = f.state(last_dv, row, tile, h, b)[1];

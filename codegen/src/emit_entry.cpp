@@ -1,7 +1,7 @@
 // Writes the C entry source and the C header of a kernel library.
-#include "attnc/emit.h"
-
 #include <sstream>
+
+#include "attnc/emit.h"
 
 namespace attnc {
 namespace {
@@ -31,9 +31,16 @@ const char *dtype_enum(const std::string &dtype) {
 
 void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::string &basename) {
   const std::string &id = k.id;
+  const bool split = k.split_keys_max_queries > 0 && k.q_arg >= 0;
   o << "extern int " << id << "(void *";
   for (size_t i = 0; i < k.args.size(); ++i) o << ", struct halide_buffer_t *";
-  o << ");\n\n";
+  o << ");\n";
+  if (split) {
+    o << "extern int " << id << "_split_keys(void *";
+    for (size_t i = 0; i < k.args.size(); ++i) o << ", struct halide_buffer_t *";
+    o << ");\n";
+  }
+  o << "\n";
   o << "static const attn_arg_info " << id << "_args[] = {\n";
   for (const ArgSpec &a : k.args) {
     std::vector<std::string> fixed, names;
@@ -48,6 +55,13 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   o << "};\n\n";
   o << "static int " << id << "_run(attn_call_context *context, void **buffers) {\n";
   o << "  halide_set_error_handler(attn_abi_record_error);\n";
+  if (split) {
+    // Few queries (decode): key chunks in parallel instead of query tiles.
+    o << "  if (attn_halide_extent(buffers[" << k.q_arg << "], 2) <= " << k.split_keys_max_queries << ")\n";
+    o << "    return " << id << "_split_keys(context";
+    for (size_t i = 0; i < k.args.size(); ++i) o << ", (struct halide_buffer_t *)buffers[" << i << "]";
+    o << ");\n";
+  }
   o << "  return " << id << "(context";
   for (size_t i = 0; i < k.args.size(); ++i) o << ", (struct halide_buffer_t *)buffers[" << i << "]";
   o << ");\n}\n\n";
@@ -74,6 +88,16 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "typedef void (*attn_halide_error_handler)(void *, const char *);\n"
     << "extern attn_halide_error_handler halide_set_error_handler(attn_halide_error_handler);\n"
     << "extern int halide_set_num_threads(int);\n\n"
+    << "/* The extent of one dim of a halide_buffer_t, read by the Halide runtime ABI's layout:\n"
+    << " * device, device_interface, host, flags, type, dimensions, then dim. */\n"
+    << "struct attn_halide_dim { int32_t min, extent, stride; uint32_t flags; };\n"
+    << "struct attn_halide_buffer_view {\n"
+    << "  uint64_t device; const void *device_interface; uint8_t *host; uint64_t flags;\n"
+    << "  uint32_t type; int32_t dimensions; struct attn_halide_dim *dim; void *padding;\n"
+    << "};\n"
+    << "static int32_t attn_halide_extent(void *buffer, int d) {\n"
+    << "  return ((const struct attn_halide_buffer_view *)buffer)->dim[d].extent;\n"
+    << "}\n\n"
     << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n\n";
   for (const KernelRecord &k : kernels) write_kernel(o, k, basename);
   o << "static const attn_kernel_desc *const " << basename << "_table[] = {\n";
@@ -82,7 +106,8 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
   // A shared library hands its table to the loader instead; it must not need the registry.
   o << "#if !defined(ATTN_LIBRARY_TABLE)\n"
     << "void " << basename << "_register_kernels(void) {\n"
-    << "  for (unsigned i = 0; i < sizeof(" << basename << "_table) / sizeof(" << basename << "_table[0]); ++i)\n"
+    << "  for (unsigned i = 0; i < sizeof(" << basename << "_table) / sizeof(" << basename
+    << "_table[0]); ++i)\n"
     << "    attn_register_kernel(" << basename << "_table[i]);\n"
     << "}\n"
     << "#endif\n\n"
@@ -91,7 +116,8 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "_register_kernels(); }\n"
     << "#endif\n\n"
     << "#if defined(ATTN_LIBRARY_TABLE)\n"
-    << "__attribute__((visibility(\"default\"))) const attn_kernel_desc *const *attn_library_table_v1(int *count, "
+    << "__attribute__((visibility(\"default\"))) const attn_kernel_desc *const *attn_library_table_v1(int "
+       "*count, "
        "int *abi_version) {\n"
     << "  *count = (int)(sizeof(" << basename << "_table) / sizeof(" << basename << "_table[0]));\n"
     << "  *abi_version = ATTN_ABI_VERSION;\n"

@@ -9,6 +9,7 @@
 #include "attnc/core_algorithm.h"
 #include "attnc/projection.h"
 #include "attnc/schedule_cpu.h"
+#include "attnc/split_keys_algorithm.h"
 #include "attnc/tile_config.h"
 
 namespace attnc {
@@ -22,6 +23,9 @@ using Halide::Var;
 class AttentionKernel : public Halide::Generator<AttentionKernel> {
  public:
   GeneratorParam<std::string> spec_text{"spec", ""};
+  // Core form only: "tiles" (query tiles x key blocks, for prefill) or "split_keys" (key chunks
+  // in parallel, for decode: few queries, many keys).
+  GeneratorParam<std::string> core_path{"core_path", "tiles"};
 
   void configure() {
     const attn::ParseResult parsed = attn::parse_spec(std::string(spec_text));
@@ -71,21 +75,22 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
 
   // The mask and modifier inputs, whichever the spec declared.
   void add_mask_inputs(CoreInputs &in) {
-    in.masks = MaskInputs{optional_input("key_lengths"), optional_input("prefix_lengths"),
-                          optional_input("segment_ids_q"), optional_input("segment_ids_k"), optional_input("mask")};
+    in.masks =
+        MaskInputs{optional_input("key_lengths"), optional_input("prefix_lengths"),
+                   optional_input("segment_ids_q"), optional_input("segment_ids_k"), optional_input("mask")};
     in.alibi_slopes = optional_input("alibi_slopes");
     in.score_bias = optional_input("score_bias");
   }
 
   // Hands the core's result to the outputs: out directly, or out and lse from the Tuple.
-  void set_core_outputs(CoreFuncs &core, const Func &out_value) {
-    if (!core.with_lse) {
+  void set_core_outputs(bool with_lse, const Func &core_out, const Func &out_value) {
+    if (!with_lse) {
       (*outputs_.at("out")) = out_value;
       return;
     }
     Var h("h"), i("i"), b("b");
     Func lse("lse_rows");
-    lse(h, i, b) = core.out(0, h, i, b)[1];
+    lse(h, i, b) = core_out(0, h, i, b)[1];
     (*outputs_.at("out")) = out_value;
     (*outputs_.at("lse")) = lse;
   }
@@ -94,16 +99,28 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     CoreInputs in{input("q"), input("k"), input("v"), (*inputs_.at("q")).dim(2).extent(),
                   (*inputs_.at("k")).dim(2).extent()};
     add_mask_inputs(in);
-    CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile);
-    schedule_core_cpu(core, tiles_);
-    if (!core.with_lse) {
-      set_core_outputs(core, core.out);
+    Func result;
+    bool with_lse = false;
+    if (std::string(core_path) == "split_keys") {
+      SplitKeysFuncs split = define_split_keys(in, spec_, tiles_.split_keys_chunk, tiles_.head_vector);
+      schedule_split_keys_cpu(split, tiles_);
+      result = split.out;
+      with_lse = split.with_lse;
+    } else {
+      CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile);
+      schedule_core_cpu(core, tiles_);
+      result = core.out;
+      with_lse = core.with_lse;
+    }
+    if (!with_lse) {
+      set_core_outputs(false, result, result);
       return;
     }
+    Var dv("dv"), h("h"), i("i"), b("b");
     Func out("out_values");
-    out(core.dv, core.h, core.i, core.b) = core.out(core.dv, core.h, core.i, core.b)[0];
-    out.vectorize(core.dv, tiles_.pv_vector);
-    set_core_outputs(core, out);
+    out(dv, h, i, b) = result(dv, h, i, b)[0];
+    out.vectorize(dv, tiles_.pv_vector);
+    set_core_outputs(true, result, out);
   }
 
   void generate_block() {
@@ -123,7 +140,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       k(d, h, i, b) = qkv(hd + h * s.head_dim + d, i, b);
       v(d, h, i, b) = qkv(hd + kvd + h * s.head_dim_v + d, i, b);
     } else {
-      const char *names[3][3] = {{"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
+      const char *names[3][3] = {
+          {"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
       const int rows[3] = {hd, kvd, kvdv};
       for (int p = 0; p < 3; ++p) {
         layers.push_back(define_linear(x, input(names[p][0]), bias(names[p][1]), s.d_model, names[p][2]));
@@ -146,7 +164,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     LinearFuncs out_proj =
         define_linear(merged, input("w_o"), bias("b_o"), s.heads * s.head_dim_v, "out_proj");
     schedule_linear_cpu(out_proj, tiles_, s.d_model);
-    set_core_outputs(core, out_proj.y);
+    set_core_outputs(core.with_lse, core.out, out_proj.y);
   }
 
   attn::Spec spec_{};

@@ -9,11 +9,13 @@
 // 0.20 of full, window(256,0) 4.09x from S=4096 to 16384, window|global 0.022 of dense.
 #include "attnc/schedule_cpu.h"
 
+#include <algorithm>
+
 namespace attnc {
 
+using Halide::RVar;
 using Halide::TailStrategy;
 using Halide::Var;
-using Halide::RVar;
 
 namespace {
 
@@ -95,6 +97,56 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   f.state.compute_at(f.out, f.h).vectorize(f.dv, t.pv_vector);
   f.query_tile.compute_at(f.out, f.h).vectorize(f.row, lanes);
   for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_cpu(f, f.sweeps[n], static_cast<int>(n), t);
+}
+
+void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
+  const int lanes = t.head_vector;
+  Var task("task"), key_outer("key_outer"), key_inner("key_inner"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  Var rows("rows");
+  for (Halide::Func &check : f.value_checks) check.compute_root();
+
+  // One task per (key chunk, batch) with every query and head inside it: [B, S, H, D] keeps the
+  // heads of one key together, so going over the heads for each few keys reads memory in order
+  // (one head's rows alone are a page apart: no prefetch, a TLB miss per row).
+  f.partial.compute_root()
+      .reorder(f.dv, f.h, f.i, f.c, f.b)
+      .fuse(f.c, f.b, task)
+      .parallel(task)
+      .vectorize(f.dv, t.pv_vector);
+  f.query.compute_root().vectorize(f.query.args()[0], lanes);
+
+  // q . k: split_keys_dots keys at a time, one accumulator vector each along head_dim, for
+  // every query and head before the next keys.
+  f.scores.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
+  f.scores.update()
+      .split(f.key, key_outer, key_inner, t.split_keys_dots, TailStrategy::GuardWithIf)
+      .reorder(f.over_lanes.x, key_inner, f.i, f.h, key_outer)
+      .vectorize(key_inner, lanes);
+  f.dot_lanes.compute_at(f.scores, f.i).vectorize(f.lane);
+  f.dot_lanes.update().reorder(f.lane, f.key, f.over_head_vectors.x).vectorize(f.lane).unroll(f.key);
+  if (f.has_modifiers)
+    f.logits.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
+  f.chunk_max.compute_at(f.partial, task);
+  f.probs.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
+  f.chunk_sum.compute_at(f.partial, task);
+
+  // P.V: per key, every head and query accumulates its row of V (read once, in order).
+  f.chunk_pv.compute_at(f.partial, task).vectorize(f.dv, t.pv_vector);
+  f.chunk_pv.update()
+      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, f.i, f.h, f.over_chunk.x)
+      .vectorize(dv_lane)
+      .unroll(dv_vec);
+
+  // The combine: per (query, batch), every head and chunk.
+  f.out.compute_root()
+      .reorder(f.dv, f.h, f.i, f.b)
+      .fuse(f.i, f.b, rows)
+      .parallel(rows)
+      .vectorize(f.dv, t.pv_vector);
+  f.total_max.compute_at(f.out, f.h);
+  f.combined.compute_at(f.out, f.h).vectorize(f.dv, t.pv_vector);
+  f.combined.update().vectorize(f.dv, t.pv_vector);
 }
 
 void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {

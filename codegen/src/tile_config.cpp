@@ -43,6 +43,14 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // Rows: a power of two, so they divide the tile.
   t.pv_rows = 1;
   while (t.pv_rows * 2 * t.pv_vectors <= accumulators && t.pv_rows < 8) t.pv_rows *= 2;
+  // Decode: few queries, many keys; memory bound. A task takes a chunk of keys for every head and
+  // query, so it reads K and V in address order; Sk = 4096 makes 16 tasks per batch. AVX2, B1
+  // H32 Sq1 Sk4096 D128, 2 threads: one task per (chunk, head) 29 ms (4.6 GB/s of K and V),
+  // per chunk with the heads inside 7.3 ms (18.5 GB/s; bench/read_bandwidth.cpp read 13-21
+  // GB/s on this VM the same hour). The tiled core took 103 ms.
+  t.split_keys_chunk = 256;
+  t.split_keys_dots = wide ? 16 : 8;
+  t.split_keys_max_queries = 8;
   // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.
   t.proj_rows = 4;
   t.proj_cols = native_lanes * (wide ? 4 : 3);

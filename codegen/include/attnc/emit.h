@@ -15,6 +15,10 @@ struct KernelRecord {
   std::vector<std::string> targets;  // most capable first
   std::string required_cpu_features;
   std::vector<ArgSpec> args;
+  // Core form: a second pipeline, <id>_split_keys, runs when Sq <= split_keys_max_queries
+  // (0: none). The entry reads Sq from the q buffer (args[q_arg], dim 2 in Halide order).
+  int split_keys_max_queries = 0;
+  int q_arg = -1;
 };
 
 // C source defining one attn_kernel_desc per kernel. Compiled with ATTN_STATIC_REGISTRY, it

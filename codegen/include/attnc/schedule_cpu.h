@@ -5,6 +5,7 @@
 
 #include "attnc/core_algorithm.h"
 #include "attnc/projection.h"
+#include "attnc/split_keys_algorithm.h"
 #include "attnc/tile_config.h"
 
 namespace attnc {
@@ -12,6 +13,10 @@ namespace attnc {
 // Parallel over (batch, head, query tile); per tile and key block: QK^T, block max, exp, sum and
 // PV in L1-sized pieces, register-blocked and vectorized at the target's width.
 void schedule_core_cpu(CoreFuncs &core, const CpuTiles &tiles);
+
+// Parallel over (batch, head, query, key chunk); the combine of the chunks is parallel over
+// (batch, query) with the heads inside.
+void schedule_split_keys_cpu(SplitKeysFuncs &split, const CpuTiles &tiles);
 
 // Parallel over (batch, token block); register blocks of proj_rows tokens x proj_cols features.
 // rows: the layer's output features (fixed).

@@ -6,19 +6,22 @@
 namespace attnc {
 
 struct CpuTiles {
-  int key_block;       // keys per block: one running-max/sum update per block
-  int query_tile;      // queries per parallel task; their q rows and state stay in L1
-  int vector_width;    // f32 lanes of the target's vectors
-  int score_rows;      // keys of the QK^T register block (one broadcast each)
-  int score_vectors;   // query vectors of the QK^T register block (score_vectors x score_rows
-                       // accumulators; query_tile / vector_width is a multiple of it)
-  int pv_rows;         // query rows of the PV register block
-  int pv_vectors;      // head_dim_v vectors of the PV register block (divides head_dim_v / pv_vector)
-  int pv_vector;       // lanes used along head_dim_v (divides head_dim_v, <= vector_width)
-  int head_vector;     // lanes used along head_dim where a loop runs over it
-  int proj_rows;       // rows (tokens) of a projection register block
-  int proj_cols;       // output features of a projection register block (a multiple of lanes)
-  int proj_token_task; // tokens per parallel projection task (a multiple of proj_rows)
+  int key_block;               // keys per block: one running-max/sum update per block
+  int query_tile;              // queries per parallel task; their q rows and state stay in L1
+  int vector_width;            // f32 lanes of the target's vectors
+  int score_rows;              // keys of the QK^T register block (one broadcast each)
+  int score_vectors;           // query vectors of the QK^T register block (score_vectors x score_rows
+                               // accumulators; query_tile / vector_width is a multiple of it)
+  int pv_rows;                 // query rows of the PV register block
+  int pv_vectors;              // head_dim_v vectors of the PV register block (divides head_dim_v / pv_vector)
+  int pv_vector;               // lanes used along head_dim_v (divides head_dim_v, <= vector_width)
+  int head_vector;             // lanes used along head_dim where a loop runs over it
+  int split_keys_chunk;        // split-keys core: keys per chunk (one parallel task per chunk)
+  int split_keys_dots;         // split-keys core: keys per q . k register block
+  int split_keys_max_queries;  // the split-keys core runs when Sq is at most this
+  int proj_rows;               // rows (tokens) of a projection register block
+  int proj_cols;               // output features of a projection register block (a multiple of lanes)
+  int proj_token_task;         // tokens per parallel projection task (a multiple of proj_rows)
 };
 
 // native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).

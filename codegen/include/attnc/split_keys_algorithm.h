@@ -1,0 +1,42 @@
+// attnc/split_keys_algorithm.h: the core for few queries and many keys (decode): key chunks in
+// parallel, each a partial softmax, combined by their maxima (log-sum-exp).
+#pragma once
+
+#include <Halide.h>
+
+#include <vector>
+
+#include "attn/spec.h"
+#include "attnc/core_algorithm.h"
+
+namespace attnc {
+
+// Per (chunk, query, head, batch), a task computes the chunk's max, sum and unnormalized P.V;
+// the output combines the chunks of each query. Extra memory: O(Sq * Sk / chunk_keys * Dv).
+struct SplitKeysFuncs {
+  Halide::Var dv{"dv"}, lane{"lane"}, key{"key"}, c{"c"}, i{"i"}, h{"h"}, b{"b"};
+  Halide::RDom over_head_vectors;  // head_dim / lanes vectors of q . k
+  Halide::RDom over_lanes;         // the lanes of one q . k, summed
+  Halide::RDom over_chunk;         // keys of a chunk, trimmed to keys < Sk and the mask's key hull
+  Halide::RDom over_chunks;        // chunks of one query
+  Halide::Func query;              // query(d, i, h, b): q * scale
+  Halide::Func dot_lanes;          // dot_lanes(lane, key, c, i, h, b): q . k, per lane
+  Halide::Func scores;             // scores(key, c, i, h, b): q . k
+  Halide::Func logits;             // logits(key, c, i, h, b): after the modifiers
+  Halide::Func chunk_max;          // chunk_max(c, i, h, b): max kept logit, or no_key_score
+  Halide::Func probs;              // probs(key, c, i, h, b): exp(logit - chunk_max), 0 if masked
+  Halide::Func chunk_sum;          // chunk_sum(c, i, h, b)
+  Halide::Func chunk_pv;           // chunk_pv(dv, c, i, h, b): probs . v over the chunk
+  Halide::Func partial;            // partial(dv, c, i, h, b) = {chunk_max, chunk_sum, chunk_pv}
+  Halide::Func total_max;          // total_max(i, h, b): max over chunks
+  Halide::Func combined;           // combined(dv, i, h, b) = {sum, acc} rescaled to total_max
+  Halide::Func out;                // out(dv, h, i, b), or {out, lse} as CoreFuncs::out
+  std::vector<Halide::Func> value_checks;
+  bool has_modifiers = false;
+  bool with_lse = false;
+};
+
+// lanes divides head_dim.
+SplitKeysFuncs define_split_keys(const CoreInputs &in, const attn::Spec &resolved, int chunk_keys, int lanes);
+
+}  // namespace attnc

@@ -1,0 +1,125 @@
+// The split-keys core: chunks of keys as independent partial softmaxes, combined per query.
+#include "attnc/split_keys_algorithm.h"
+
+#include <limits>
+
+#include "attnc/mask_lowering.h"
+#include "attnc/score_terms.h"
+
+namespace attnc {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::RDom;
+
+SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &s, int chunk_keys,
+                                 int lanes) {
+  SplitKeysFuncs f;
+  const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
+  const Halide::Var &dv = f.dv, &lane = f.lane, &key = f.key, &c = f.c, &i = f.i, &h = f.h, &b = f.b;
+  const int group = s.heads / s.kv_heads;
+  const Expr seq_q = in.seq_q, seq_k = in.seq_k;
+  const Expr no_key = Expr(no_key_score);
+  const bool padded = s.mask.uses(attn::MaskOp::padding);
+  auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
+  auto key_pos = [&](const Expr &chunk, const Expr &k) { return chunk * chunk_keys + k; };
+  // Keys past seq_k (a partial last chunk) read the last key and are masked out.
+  auto key_row = [&](const Expr &chunk, const Expr &k) { return Halide::min(key_pos(chunk, k), seq_k - 1); };
+  const Expr query_pos = i + key_length(b) - seq_q;
+  auto kept = [&](const Expr &chunk, const Expr &k) {
+    const MaskPoint point{query_pos, key_row(chunk, k), i, h, b, key_length(b)};
+    return key_pos(chunk, k) < seq_k && lower_mask(s.mask, s.mask_block, point, in.masks);
+  };
+
+  f.over_head_vectors = RDom(0, s.head_dim / lanes, "over_head_vectors");
+  f.over_lanes = RDom(0, lanes, "over_lanes");
+  f.over_chunk = RDom(0, chunk_keys, "over_chunk");
+  f.over_chunks = RDom(0, (seq_k + chunk_keys - 1) / chunk_keys, "over_chunks");
+  const Expr rk = f.over_chunk.x;
+
+  // Only keys < Sk inside the hull of the spans the mask may keep for any of the queries; the
+  // predicate reads the length inputs directly so Halide lifts it into the loop bounds.
+  const Expr first_query = (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
+  const KeySpans spans =
+      key_spans(s.mask, s.mask_block, first_query, first_query + seq_q - 1, b, seq_k, unchecked.masks);
+  Expr visit = key_pos(c, rk) < seq_k;
+  if (spans.bounded) {
+    Expr first = spans.spans[0].first, last = spans.spans[0].last;
+    for (size_t n = 1; n < spans.spans.size(); ++n) {
+      first = Halide::min(first, spans.spans[n].first);
+      last = Halide::max(last, spans.spans[n].last);
+    }
+    visit = visit && key_pos(c, rk) >= first && key_pos(c, rk) <= last;
+  }
+  f.over_chunk.where(visit);
+
+  f.query = Func("query");
+  const Halide::Var d("d");
+  f.query(d, i, h, b) = in.q(d, h, i, b) * s.scale;
+
+  // q . k with lanes along head_dim: each lane sums every lanes-th product, then the lanes add.
+  const Expr rd = f.over_head_vectors.x * lanes + lane;
+  f.dot_lanes = Func("dot_lanes");
+  f.dot_lanes(lane, key, c, i, h, b) = 0.0f;
+  f.dot_lanes(lane, key, c, i, h, b) += f.query(rd, i, h, b) * in.k(rd, h / group, key_row(c, key), b);
+  f.scores = Func("scores");
+  f.scores(key, c, i, h, b) = 0.0f;
+  f.scores(key, c, i, h, b) += f.dot_lanes(f.over_lanes.x, key, c, i, h, b);
+
+  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
+  f.logits = Func("logits");
+  const ScorePoint point{query_pos, key_pos(c, key), key_row(c, key), i, h, b};
+  f.logits(key, c, i, h, b) = modified_logit(s, in, f.scores(key, c, i, h, b), point);
+
+  f.chunk_max = Func("chunk_max");
+  f.chunk_max(c, i, h, b) = no_key;
+  f.chunk_max(c, i, h, b) =
+      Halide::max(f.chunk_max(c, i, h, b), Halide::select(kept(c, rk), f.logits(rk, c, i, h, b), no_key));
+
+  f.probs = Func("probs");
+  f.probs(key, c, i, h, b) =
+      Halide::select(kept(c, key), softmax_exp(f.logits(key, c, i, h, b) - f.chunk_max(c, i, h, b)), 0.0f);
+
+  f.chunk_sum = Func("chunk_sum");
+  f.chunk_sum(c, i, h, b) = 0.0f;
+  f.chunk_sum(c, i, h, b) += f.probs(rk, c, i, h, b);
+
+  f.chunk_pv = Func("chunk_pv");
+  f.chunk_pv(dv, c, i, h, b) = 0.0f;
+  f.chunk_pv(dv, c, i, h, b) += f.probs(rk, c, i, h, b) * in.v(dv, h / group, key_row(c, rk), b);
+
+  f.partial = Func("partial");
+  f.partial(dv, c, i, h, b) =
+      Halide::Tuple(f.chunk_max(c, i, h, b), f.chunk_sum(c, i, h, b), f.chunk_pv(dv, c, i, h, b));
+
+  // Combine: every chunk's sum and P.V rescaled by exp(chunk max - max over chunks). A chunk
+  // with no kept key has sum 0 and P.V 0, whatever its factor.
+  const Expr rc = f.over_chunks.x;
+  f.total_max = Func("total_max");
+  f.total_max(i, h, b) = no_key;
+  f.total_max(i, h, b) = Halide::max(f.total_max(i, h, b), f.partial(0, rc, i, h, b)[0]);
+  const Expr factor = softmax_exp(f.partial(0, rc, i, h, b)[0] - f.total_max(i, h, b));
+  f.combined = Func("combined");
+  f.combined(dv, i, h, b) = Halide::Tuple(0.0f, 0.0f);
+  f.combined(dv, i, h, b) =
+      Halide::Tuple(f.combined(dv, i, h, b)[0] + f.partial(0, rc, i, h, b)[1] * factor,
+                    f.combined(dv, i, h, b)[1] + f.partial(dv, rc, i, h, b)[2] * factor);
+
+  // A query with no kept key gives zeros, never NaN; its lse is -inf.
+  const Expr sum = f.combined(dv, i, h, b)[0];
+  const Expr normalized = Halide::select(sum > 0.0f, f.combined(dv, i, h, b)[1] / sum, 0.0f);
+  f.with_lse = s.lse;
+  f.out = Func("attention");
+  if (s.lse) {
+    // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
+    const Expr lse = Halide::strict_float(
+        Halide::select(sum > 0.0f, f.total_max(i, h, b) + Halide::log(Halide::max(sum, 1e-30f)),
+                       -std::numeric_limits<float>::infinity()));
+    f.out(dv, h, i, b) = Halide::Tuple(normalized, lse);
+  } else {
+    f.out(dv, h, i, b) = normalized;
+  }
+  return f;
+}
+
+}  // namespace attnc
