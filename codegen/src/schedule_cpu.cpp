@@ -149,16 +149,20 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   f.combined.update().vectorize(f.dv, t.pv_vector);
 }
 
+int linear_panel_rows(const CpuTiles &t, int rows) {
+  return rows % t.proj_cols == 0 ? t.proj_cols : lanes_dividing(rows, t.vector_width);
+}
+
 void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {
   const int lanes = lanes_dividing(rows, t.vector_width);
-  // Register block: proj_rows tokens x cols features (proj_cols when it divides the rows).
-  const int cols = rows % t.proj_cols == 0 ? t.proj_cols : lanes;
+  // Register block: proj_rows tokens x one panel of output features.
+  const int cols = f.panel_rows;
   Var row_block("row_block"), row_in("row_in"), row_vec("row_vec"), row_lane("row_lane");
   Var token_task("token_task"), token_rest("token_rest"), token_group("token_group"), token_in("token_in");
   Var task("task");  // (token task, batch)
 
-  // Repacked once per call so output features are contiguous lanes.
-  f.weights_t.compute_root().parallel(f.col).vectorize(f.row, lanes);
+  // Repacked once per call into contiguous panels.
+  f.weights_t.compute_root().parallel(f.panel).vectorize(f.lane, lanes);
 
   // Each task owns token_task tokens; for one column panel at a time (in_features x cols, in
   // L2) it sweeps every register block of tokens, so a panel is read from memory once per task.

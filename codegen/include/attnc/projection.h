@@ -6,15 +6,18 @@
 namespace attnc {
 
 struct LinearFuncs {
-  Halide::Var row{"row"}, token{"token"}, b{"b"}, col{"col"};
+  Halide::Var row{"row"}, token{"token"}, b{"b"}, lane{"lane"}, col{"col"}, panel{"panel"};
   Halide::RDom over_inputs;
-  Halide::Func weights_t;  // weights_t(row, c) = w(c, row): output features innermost (lanes)
-  Halide::Func y;          // y(row, token, b), row in [0, rows)
+  // weights_t(lane, c, panel) = w(c, panel * panel_rows + lane): each panel of panel_rows output
+  // features is contiguous, features innermost (vector lanes), so a register block streams it.
+  Halide::Func weights_t;
+  Halide::Func y;  // y(row, token, b), row in [0, rows)
+  int panel_rows = 0;
 };
 
 // x(c, token, b) with c in [0, in_features); w(c, row): weight row `row` of [rows, in_features];
-// bias(row) or an undefined Func for none.
-LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Halide::Func &bias, int in_features,
-                          const std::string &name);
+// bias(row) or an undefined Func for none. panel_rows divides rows.
+LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Halide::Func &bias,
+                          int in_features, int panel_rows, const std::string &name);
 
 }  // namespace attnc

@@ -22,4 +22,8 @@ void schedule_split_keys_cpu(SplitKeysFuncs &split, const CpuTiles &tiles);
 // rows: the layer's output features (fixed).
 void schedule_linear_cpu(LinearFuncs &linear, const CpuTiles &tiles, int rows);
 
+// The output features of one register block (and weight panel) of a linear layer with `rows`
+// output features: proj_cols where it divides rows, else the widest lanes that do.
+int linear_panel_rows(const CpuTiles &tiles, int rows);
+
 }  // namespace attnc
