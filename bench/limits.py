@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -21,6 +22,18 @@ def machine_info():
     return {"model_name": fields.get("Model name", "unknown").strip(), "nproc": os.cpu_count(),
             "avx2": "avx2" in flags, "fma": "fma" in flags, "avx512f": "avx512f" in flags,
             "l3_cache": fields.get("L3 cache", "unknown").strip()}
+
+
+def busy_fraction(seconds=2.0):
+    """The share of all CPUs busy over SECONDS while the harness sleeps: other jobs (/proc/stat)."""
+    def idle_and_total():
+        with open("/proc/stat") as stat:
+            ticks = [int(t) for t in stat.readline().split()[1:9]]  # user .. steal
+        return ticks[3] + ticks[4], sum(ticks)  # idle + iowait
+    idle_before, total_before = idle_and_total()
+    time.sleep(seconds)
+    idle_after, total_after = idle_and_total()
+    return 1.0 - (idle_after - idle_before) / max(1, total_after - total_before)
 
 
 def run_json(command, env=None):

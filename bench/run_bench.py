@@ -19,12 +19,12 @@ import sys
 import kernels
 import report
 from implementations import Attnc, peers
-from limits import machine_info, measure_limits
+from limits import busy_fraction, machine_info, measure_limits
 from measure import measure, save_inputs
 from workloads import rss_workload, sweep, workloads
 
 BIG_WORKLOAD_FLOPS = 10e9
-BUSY_LOAD = 0.5  # 1-minute load average above which another job shares the cores
+BUSY = 0.1  # share of the CPUs other jobs use, above which the times are not to be trusted
 
 
 class Settings:
@@ -69,6 +69,12 @@ def peak_rss(attnc, data_dir, env):
     return {"workload": workload.label, "spec": workload.spec, "peak_rss_mib": rss_bytes / 2**20,
             "tensor_mib": tensor_bytes / 2**20, "rss_beyond_tensors_mib": (rss_bytes - tensor_bytes) / 2**20,
             "run_ms": json.loads(timing)["median_ms"]}
+
+
+def warn_if_busy(busy, when):
+    if busy > BUSY:
+        print(f"warning: other jobs kept {100 * busy:.0f}% of the CPUs busy {when} the run; "
+              "its times are noisy", file=sys.stderr)
 
 
 def failures_of(rows, required):
@@ -145,10 +151,8 @@ def main():
     out_dir = os.path.join(build, "bench")
     os.makedirs(out_dir, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc)
-    load_before = os.getloadavg()[0]
-    if load_before > BUSY_LOAD:
-        print(f"warning: the machine is busy before the run (1-minute load {load_before:.1f}); "
-              "its times will be noisy", file=sys.stderr)
+    busy_before = busy_fraction()
+    warn_if_busy(busy_before, "before")
 
     machine = machine_info()
     limits = measure_limits(out_dir, settings.threads, env)
@@ -173,6 +177,7 @@ def main():
         progress(workload_rows)
         rows += workload_rows
     gen_one, rss = generation_and_memory(settings, build, specs[0], attnc, out_dir, env)
+    busy_after = busy_fraction()
 
     required = {i.name for i in implementations if not i.optional}
     failures = failures_of(rows, required)
@@ -181,7 +186,7 @@ def main():
                f"make bench BUILD={build}")
     report.write_json(os.path.join(out_dir, "results.json"), {
         "started": started.isoformat(timespec="seconds"), "command": command, "settings": settings.as_dict(),
-        "load_average_1min_before": load_before,
+        "cpu_busy_other_jobs": {"before": busy_before, "after": busy_after},
         "machine": machine, "limits": limits, "peers_skipped": skipped, "plot_skipped": plot_skipped,
         "attnc": {"library": library, "specs": specs, "gen_seconds_all_specs": gen_seconds,
                   "gen_seconds_one_spec": gen_one, "gen_one_spec": specs[0], "peak_rss": rss},
@@ -189,6 +194,7 @@ def main():
     with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write(report.table_markdown(rows) + "\n")
     print_summary(rows, limits, out_dir, plot_skipped, skipped, required)
+    warn_if_busy(busy_after, "after")
     if failures:
         print("\nFAILED:\n  " + "\n  ".join(failures), file=sys.stderr)
         sys.exit(1)
