@@ -29,6 +29,7 @@ bench: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run
 	@bash bench/setup_bench.sh
 	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
+	@$(VENV)/bin/python bench/scaling.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,80 @@
+"""Thread scaling and head counts: how attnc's parallelism holds up when the work does not divide.
+
+W1 (B1 H12 S1024 D64, no mask) on 1 and 2 threads, and B1 S1024 D64 with H = 3, 5, 6, 7, 8, 12
+on THREADS threads, each compared per FLOP with H = 8. Every output is checked against fp64 first.
+Prints a table and writes BUILD/bench/scaling.json.
+
+Usage: scaling.py BUILD_DIR     Environment: THREADS (2), BENCH_RUNS (10), BENCH_QUICK=1 (3 runs)
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+import kernels
+from implementations import Attnc
+from measure import check, save_inputs
+from reference import core_reference
+from workloads import Workload
+
+HEAD_COUNTS = (3, 5, 6, 7, 8, 12)
+
+
+def pinned_env(threads):
+    env = dict(os.environ)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "HL_NUM_THREADS"):
+        env[name] = str(threads)
+    return env
+
+
+def timed(attnc, workload, data_dir, runs):
+    """(median ms, GFLOP/s) of one workload, after checking its output against fp64."""
+    arrays = workload.make_inputs(seed=workload.heads)
+    save_inputs(data_dir, arrays)
+    out_path = os.path.join(data_dir, "out.npy")
+    result = attnc.run(workload, data_dir, out_path, 2, runs)
+    if "error" in result:
+        sys.exit(f"attnc failed on {workload.label}: {result['error']}")
+    ref = core_reference(arrays["q"], arrays["k"], arrays["v"], workload.mask == "causal")
+    err, tolerance, ok = check(np.load(out_path), ref)
+    if not ok:
+        sys.exit(f"wrong result: attnc on {workload.label}: max error {err:.3g} > {tolerance:.3g}")
+    return result["median_ms"], workload.flops() / (result["median_ms"] * 1e6)
+
+
+def main():
+    build = os.path.abspath(sys.argv[1])
+    threads = int(os.environ.get("THREADS", "2"))
+    quick = os.environ.get("BENCH_QUICK", "0") == "1"
+    runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "10"))
+    out_dir = os.path.join(build, "bench")
+    data_dir = os.path.join(out_dir, "scaling_data")
+    shapes = {h: Workload("heads", 1, h, 1024, 1024, 64, "none") for h in HEAD_COUNTS}
+    library, _ = kernels.generate(build, [w.spec for w in shapes.values()], os.path.join(out_dir, "scaling_kernels"))
+
+    rows = []
+    w1 = shapes[12]
+    timed(Attnc(build, library, threads, pinned_env(threads)), w1, data_dir, 2)  # warms the machine up
+    one_ms, _ = timed(Attnc(build, library, 1, pinned_env(1)), w1, data_dir, runs)
+    many_ms, _ = timed(Attnc(build, library, threads, pinned_env(threads)), w1, data_dir, runs)
+    speedup = one_ms / many_ms
+    print(f"W1 B1 H12 S1024 D64 none: 1 thread {one_ms:.1f} ms, {threads} threads {many_ms:.1f} ms, "
+          f"speedup {speedup:.2f}x (target >= 1.85x)")
+
+    attnc = Attnc(build, library, threads, pinned_env(threads))
+    rates = {h: timed(attnc, w, data_dir, runs) for h, w in shapes.items()}
+    base = rates[8][1]
+    print(f"{'H':>3} {'ms':>9} {'GFLOP/s':>8} {'vs H=8':>7}")
+    for h, (ms, gflops) in rates.items():
+        rows.append({"heads": h, "median_ms": ms, "gflops": gflops, "rate_vs_h8": gflops / base})
+        print(f"{h:>3} {ms:9.1f} {gflops:8.1f} {gflops / base:6.2f}x")
+    worst = min(r["rate_vs_h8"] for r in rows)
+    print(f"worst per-FLOP rate against H=8: {worst:.2f}x (target within 5%: >= 0.95x)")
+    with open(os.path.join(out_dir, "scaling.json"), "w") as f:
+        json.dump({"threads": threads, "runs": runs, "w1_one_thread_ms": one_ms, "w1_threads_ms": many_ms,
+                   "w1_speedup": speedup, "head_counts": rows, "worst_rate_vs_h8": worst}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
