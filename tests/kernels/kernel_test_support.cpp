@@ -440,4 +440,19 @@ std::vector<int> fully_masked_queries(const attn::Spec &s, int seq_q, int seq_k)
   return rows;
 }
 
+void run_and_check(const attn::Spec &spec, const attn_kernel *kernel, Call &call) {
+  const attn_status status = call.run(kernel);
+  INFO("attn_run: ", status_name(status), ": ", last_error());
+  REQUIRE(status == ATTN_OK);
+  const Expected expected = expected_result(spec, call);
+  const Comparison result = compare(call.tensors.at("out"), expected);
+  CAPTURE(result);
+  CHECK(result.pass());
+  if (spec.lse) {
+    const LseComparison lse = compare_lse(call.tensors.at("lse"), expected);
+    CAPTURE(lse);
+    CHECK(lse.pass());
+  }
+}
+
 }  // namespace attnc::test

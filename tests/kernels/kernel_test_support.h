@@ -145,6 +145,10 @@ struct LseComparison {
 LseComparison compare_lse(const Tensor &lse, const Expected &expected);
 std::ostream &operator<<(std::ostream &os, const LseComparison &c);
 
+// Runs the call (it must succeed) and checks out, and lse when the spec has it, against the
+// reference with the pass rules above, as doctest CHECKs (the caller's CAPTUREs show on failure).
+void run_and_check(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
+
 // The ids of the listed specs that are not linked, and of the linked kernels not listed: both empty
 // when a suite's spec list and its CMake list agree.
 struct SpecListDrift {

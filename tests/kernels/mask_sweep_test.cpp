@@ -118,18 +118,7 @@ void check_case(const MaskCase &c) {
     for (int64_t n = 0; n < q.elements(); ++n) q.logical(n) *= c.q_gain;
   }
   add_runtime_inputs(spec, call, c.batch, c.seq_q, c.seq_k, c.padded, c.mask_shape, rng);
-  const attn_status status = call.run(kernel);
-  INFO("attn_run: ", status_name(status), ": ", last_error());
-  REQUIRE(status == ATTN_OK);
-  const Expected expected = expected_result(spec, call);
-  const Comparison result = compare(call.tensors.at("out"), expected);
-  CAPTURE(result);
-  CHECK(result.pass());
-  if (spec.lse) {
-    const LseComparison lse = compare_lse(call.tensors.at("lse"), expected);
-    CAPTURE(lse);
-    CHECK(lse.pass());
-  }
+  run_and_check(spec, kernel, call);
 }
 
 TEST_CASE("the mask specs are the linked kernels") {

@@ -50,18 +50,7 @@ void check_case(const DecodeCase &c) {
   std::mt19937 rng(static_cast<unsigned>(c.batch * 7919 + c.seq_q * 104729 + c.seq_k * 13 + c.spec.size()));
   Call call = make_core_call(spec, c.batch, c.seq_q, c.seq_k, c.padded, rng);
   add_runtime_inputs(spec, call, c.batch, c.seq_q, c.seq_k, c.padded, c.mask_shape, rng);
-  const attn_status status = call.run(kernel);
-  INFO("attn_run: ", status_name(status), ": ", last_error());
-  REQUIRE(status == ATTN_OK);
-  const Expected expected = expected_result(spec, call);
-  const Comparison result = compare(call.tensors.at("out"), expected);
-  CAPTURE(result);
-  CHECK(result.pass());
-  if (spec.lse) {
-    const LseComparison lse = compare_lse(call.tensors.at("lse"), expected);
-    CAPTURE(lse);
-    CHECK(lse.pass());
-  }
+  run_and_check(spec, kernel, call);
 }
 
 TEST_CASE("split-keys core: few queries against many keys, every linked core spec") {
