@@ -13,20 +13,23 @@ using Halide::Expr;
 using Halide::Func;
 using Halide::RDom;
 
+Expr softmax_exp2(const Expr &t) {
+  // 2^t = 2^n 2^f with n = round(t), |f| <= 1/2: 2^f by a degree-5 minimax polynomial
+  // (relative error 1.9e-7 on [-1/2, 1/2]), 2^n by adding n to the float's exponent field.
+  // t is clamped so n stays an int and every intermediate finite (Halide lets LLVM assume no
+  // infinities); below -125.5 the result would leave the normal range and is 0 instead.
+  const Expr clamped = Halide::max(t, -127.0f);
+  const Expr n = Halide::round(clamped);
+  const Expr f = clamped - n;
+  const Expr p =
+      1.0f + f * (0.693147004f +
+                  f * (0.240222424f + f * (0.0555073358f + f * (0.00967151299f + f * 0.00132647273f))));
+  const Expr bits = Halide::reinterpret(Halide::Int(32), p) + (Halide::cast<int32_t>(n) << 23);
+  return Halide::select(t < -125.5f, 0.0f, Halide::reinterpret(Halide::Float(32), bits));
+}
+
 Expr softmax_exp(const Expr &x) {
-  // 2^t with t = x log2(e) = n + f, |f| <= 1/2: 2^f by its degree-6 Taylor polynomial
-  // (relative error below 1.3e-7), 2^n by building the float's exponent field. The input is
-  // clamped first so every intermediate stays finite and in range (Halide lets LLVM assume
-  // no infinities, so nothing here may rely on inf arithmetic).
-  Expr t = Halide::max(x, -88.0f) * 1.44269504f;
-  Expr n = Halide::floor(t + 0.5f);
-  Expr f = t - n;
-  Expr p = 1.0f +
-           f * (0.693147181f +
-                f * (0.240226507f + f * (0.0555041087f +
-                                         f * (0.00961812911f + f * (0.00133335581f + f * 0.000154035304f)))));
-  Expr bits = Halide::reinterpret(Halide::Int(32), p) + (Halide::cast<int32_t>(n) << 23);
-  return Halide::select(x < -87.0f, 0.0f, Halide::reinterpret(Halide::Float(32), bits));
+  return softmax_exp2(x * log2_e);
 }
 
 CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_block, int query_tile) {
@@ -62,10 +65,16 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   auto key_row = [&](const Expr &block, const Expr &k) {
     return Halide::min(block * key_block + k, seq_k - 1);
   };
-  auto kept = [&](const Expr &block, const Expr &k) {
-    const Expr key_pos = block * key_block + k;
+  // A masked key's logit gets masked_score added: a scalar per key for keys past seq_k (uniform
+  // across the query lanes), a select of constants per score for the mask. The select never
+  // wraps the scores themselves, or bounds inference would trim them to the kept keys (a
+  // ragged region per tile: heap allocations and unaligned vectors).
+  auto masked = [&](const Expr &block, const Expr &k, const Expr &logit) {
+    const Expr past_end = Halide::select(block * key_block + k < seq_k, 0.0f, masked_score);
     const MaskPoint point{query + key_length(b) - seq_q, key_row(block, k), query_row, h, b, key_length(b)};
-    return key_pos < seq_k && lower_mask(s.mask, s.mask_block, point, in.masks);
+    const Expr keep = lower_mask(s.mask, s.mask_block, point, in.masks);
+    if (Halide::Internal::is_const_one(keep)) return logit + past_end;
+    return logit + past_end + Halide::select(keep, 0.0f, masked_score);
   };
   f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
   f.with_lse = s.lse;
@@ -100,23 +109,26 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.block_sum = Func("block_sum" + suffix);
     w.block_pv = Func("block_pv" + suffix);
 
-    w.scores(row, key, tile, h, b, kb) = 0.0f;
+    // Masked keys get masked_score, below no_key: a block with no kept key keeps the max at
+    // no_key and every exp underflows to exactly 0, so neither reader needs the mask again.
+    // Without modifiers the penalty is where the dot products start (no pass of its own).
+    const bool modifiers = f.has_modifiers;
+    w.scores(row, key, tile, h, b, kb) = modifiers ? Expr(0.0f) : masked(kb, key, Expr(0.0f));
     w.scores(row, key, tile, h, b, kb) +=
         f.query_tile(row, rd, tile, h, b) * in.k(rd, h / group, key_row(kb, key), b);
 
     const ScorePoint point{
         query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
-    w.logits(row, key, tile, h, b, kb) = logit;
+    w.logits(row, key, tile, h, b, kb) = modifiers ? masked(kb, key, logit) : logit;
 
     w.block_max(row, tile, h, b, kb) = no_key;
     w.block_max(row, tile, h, b, kb) =
-        Halide::max(w.block_max(row, tile, h, b, kb),
-                    Halide::select(kept(kb, rk), w.logits(row, rk, tile, h, b, kb), no_key));
+        Halide::max(w.block_max(row, tile, h, b, kb), w.logits(row, rk, tile, h, b, kb));
 
-    w.probs(row, key, tile, h, b, kb) = Halide::select(
-        kept(kb, key), softmax_exp(w.logits(row, key, tile, h, b, kb) - w.block_max(row, tile, h, b, kb)),
-        0.0f);
+    // logit - max first (exact for nearby floats): log2(e) (logit - max) would lose |logit|'s ulp.
+    w.probs(row, key, tile, h, b, kb) =
+        softmax_exp(w.logits(row, key, tile, h, b, kb) - w.block_max(row, tile, h, b, kb));
 
     w.block_sum(row, tile, h, b, kb) = 0.0f;
     w.block_sum(row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb);

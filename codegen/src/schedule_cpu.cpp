@@ -37,7 +37,7 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // keys of a register block are reused from L1 by every group.
   Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
   Var query_vec("query_vec"), query_lane("query_lane");
-  const RVar over_head_dim = f.over_head_dim.x;
+  const RVar over_head_dim = f.over_head_dim.x, over_block = f.over_block.x;
   w.scores.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
   w.scores.update()
       .split(f.key, key_outer, key_inner, t.score_rows)
@@ -48,22 +48,24 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
       .unroll(query_vec)
       .unroll(key_inner);
 
-  // Modifiers (softcap's tanh, alibi, bias) run once per score, not in both readers.
+  // Modifiers (softcap's tanh, alibi, bias) and then the mask run once per score, not in both
+  // readers (the block max and the exp); without modifiers the scores start from the mask.
   if (f.has_modifiers) w.logits.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
 
-  // Block statistics: vertical max and sum over keys, lanes across queries.
+  // Block statistics: vertical max and sum over keys, lanes across queries. Every vector of
+  // the query tile is unrolled inside the key loop: independent chains for the out-of-order
+  // core instead of one chain of adds (or exps) per vector.
   w.block_max.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
-  w.block_max.update().vectorize(f.row, lanes);
+  w.block_max.update().reorder(f.row, over_block).vectorize(f.row, lanes).unroll(f.row);
   w.probs.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
   w.block_sum.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
-  w.block_sum.update().vectorize(f.row, lanes);
+  w.block_sum.update().reorder(f.row, over_block).vectorize(f.row, lanes).unroll(f.row);
 
   // PV: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability
   // broadcast per FMA. One slice of head_dim_v at a time, so its rows of the V block stay in L1
   // while every group of query rows goes over them.
   Var pv_group("pv_group"), query_row("query_row"), dv_slice("dv_slice"), dv_rest("dv_rest");
   Var dv_vec("dv_vec"), dv_lane("dv_lane");
-  const RVar over_block = f.over_block.x;
   w.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
   w.block_pv.update()
       .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)

@@ -27,12 +27,12 @@ struct BlockSweep {
   // (.x: output dim dv, .y: key block of this span; an RDom predicate trims the blocks). dv is
   // a reduction variable so the update may read the per-row max and sum at one fixed dv.
   Halide::RDom over_blocks;
-  Halide::Func scores;       // scores(row, key, tile, h, b, kb): scaled q . k, one key block
-  Halide::Func logits;       // logits(row, key, tile, h, b, kb): scores after the modifiers
-  Halide::Func block_max;    // block_max(row, tile, h, b, kb): max of kept logits, or no_key_score
-  Halide::Func probs;        // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
-  Halide::Func block_sum;    // block_sum(row, tile, h, b, kb)
-  Halide::Func block_pv;     // block_pv(dv, row, tile, h, b, kb): probs . v over the block
+  Halide::Func scores;     // scores(row, key, tile, h, b, kb): scaled q . k, one key block
+  Halide::Func logits;     // logits(row, key, tile, h, b, kb): after modifiers; masked_score if masked
+  Halide::Func block_max;  // block_max(row, tile, h, b, kb): max(no_key_score, logits)
+  Halide::Func probs;      // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
+  Halide::Func block_sum;  // block_sum(row, tile, h, b, kb)
+  Halide::Func block_pv;   // block_pv(dv, row, tile, h, b, kb): probs . v over the block
 };
 
 // Every stage, named for the schedule. Keys come in blocks of key_block; per query row the
@@ -46,12 +46,12 @@ struct CoreFuncs {
   Halide::RDom over_block;     // keys in one key block
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
-  Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  Halide::Func query_tile;         // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
   // Length inputs checked against [0, Sk] before anything is written (Halide require()).
   std::vector<Halide::Func> value_checks;
-  bool has_modifiers = false;      // logits is a stage of its own (else it is inlined)
-  Halide::Func state;              // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
+  bool has_modifiers = false;  // modifiers on the scores (softcap, alibi, bias)
+  Halide::Func state;          // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
   // out(dv, h, i, b); with lse, a Tuple {out, lse} (lse repeated along dv, read at dv = 0).
   Halide::Func out;
   bool with_lse = false;
@@ -59,10 +59,16 @@ struct CoreFuncs {
 
 // The running max of a row that has seen no kept key yet.
 constexpr float no_key_score = -1.0e30f;
+// The logit of a masked key: below no_key_score, so masked - max <= -1e30 and its exp is 0.
+constexpr float masked_score = -2.0e30f;
 
 CoreFuncs define_core(const CoreInputs &in, const attn::Spec &resolved, int key_block, int query_tile);
 
-// exp for x <= 0 (all the softmax needs), accurate to a few ulp, exactly 0 below -87.
+// exp for x <= 0 (all the softmax needs): relative error below 5e-7 against std::exp (measured
+// by tests/codegen/softmax_exp_test), exactly 0 below -87.
 Halide::Expr softmax_exp(const Halide::Expr &x);
+// 2^t for t <= 0, the same polynomial: exactly 0 below -125.5.
+Halide::Expr softmax_exp2(const Halide::Expr &t);
+constexpr float log2_e = 1.44269504f;
 
 }  // namespace attnc
