@@ -113,15 +113,14 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     // Masked keys get masked_score, below no_key: a block with no kept key keeps the max at
     // no_key and every exp underflows to exactly 0, so neither reader needs the mask again.
     // Without modifiers the penalty is where the dot products start (no pass of its own).
-    const bool modifiers = f.has_modifiers;
-    w.scores(row, key, tile, h, b, kb) = modifiers ? Expr(0.0f) : masked(kb, key, Expr(0.0f));
+    w.scores(row, key, tile, h, b, kb) = f.has_modifiers ? Expr(0.0f) : masked(kb, key, Expr(0.0f));
     w.scores(row, key, tile, h, b, kb) +=
         f.query_tile(row, rd, tile, h, b) * in.k(rd, h / group, key_row(kb, key), b);
 
     const ScorePoint point{
         query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
-    w.logits(row, key, tile, h, b, kb) = modifiers ? masked(kb, key, logit) : logit;
+    w.logits(row, key, tile, h, b, kb) = f.has_modifiers ? masked(kb, key, logit) : logit;
 
     w.block_max(row, tile, h, b, kb) = no_key;
     w.block_max(row, tile, h, b, kb) =
