@@ -44,6 +44,29 @@ class Attnc:
         return run_process(self.command(workload, data_dir, out_path, warmup, runs), self.env)
 
 
+class AttncAvx2(Attnc):
+    """The same library capped at its AVX2 variant (attn-run --max-isa avx2), on an AVX-512 machine,
+    for the workloads in MEASURED; its ratio is its time over attnc's (the AVX-512 variant's)."""
+    name, optional = "attnc-avx2", True
+    MEASURED = ("W1", "W3", "W4")
+
+    def command(self, workload, data_dir, out_path, warmup, runs):
+        return super().command(workload, data_dir, out_path, warmup, runs) + ["--max-isa", "avx2"]
+
+    def run(self, workload, data_dir, out_path, warmup, runs):
+        if workload.name not in self.MEASURED:
+            return {"skipped": "the AVX2 variant is timed on " + ", ".join(self.MEASURED) + " only"}
+        return super().run(workload, data_dir, out_path, warmup, runs)
+
+
+def attnc_variants(build, library, threads, env, machine):
+    """attnc, and attnc capped at AVX2 where the machine has AVX-512; {name: why skipped}."""
+    attnc = Attnc(build, library, threads, env)
+    if machine.get("avx512f"):
+        return [attnc, AttncAvx2(build, library, threads, env)], {}
+    return [attnc], {"attnc-avx2": "this CPU has no AVX-512: attnc's own rows are its AVX2 variant"}
+
+
 class ProcessPeer:
     """A peer program called as PEER IN_DIR OUT.npy MASK THREADS WARMUP RUNS (see peer_common.py)."""
 

@@ -18,7 +18,7 @@ import sys
 
 import kernels
 import report
-from implementations import Attnc, peers
+from implementations import attnc_variants, peers
 from limits import busy_fraction, machine_info, measure_limits
 from measure import measure, save_inputs
 from workloads import rss_workload, sweep, workloads
@@ -170,11 +170,13 @@ def main():
     library, gen_seconds = kernels.generate(build, specs, os.path.join(out_dir, "kernels"))
     print(f"kernels: {len(specs)} specs, " + (f"generated in {gen_seconds:.1f} s" if gen_seconds is not None
                                                else "reused (attnc and specs unchanged)"), flush=True)
-    attnc = Attnc(build, library, settings.threads, env)
-    available, skipped = peers(out_dir, settings.threads, env)
+    own, skipped = attnc_variants(build, library, settings.threads, env, machine)
+    attnc = own[0]
+    available, skipped_peers = peers(out_dir, settings.threads, env)
+    skipped.update(skipped_peers)
     for name, why in skipped.items():
         print(f"{name}: skipped: {why}")
-    implementations = [attnc] + available
+    implementations = own + available
 
     rows = []
     for seed, workload in enumerate(planned):

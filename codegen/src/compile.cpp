@@ -134,7 +134,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
     if (!seen.insert(k.id).second) continue;
     k.spec_text = attn::to_string(spec);
     k.targets = targets.targets;
-    k.required_cpu_features = required_cpu_features(targets.targets.back());
+    for (const std::string &t : k.targets) k.variant_cpu_features.push_back(required_cpu_features(t));
+    k.required_cpu_features = k.variant_cpu_features.back();
     k.args = kernel_arguments(spec);
     if (spec.form == attn::Form::core) {
       for (size_t a = 0; a < k.args.size(); ++a)
@@ -149,27 +150,32 @@ GenerateResult generate_library(const GenerateOptions &o) {
   for (const KernelRecord &k : kernels) {
     std::vector<std::pair<std::string, std::string>> pipelines = {{k.id, "tiles"}};
     if (k.split_keys_max_queries > 0) pipelines.push_back({k.id + "_split_keys", "split_keys"});
-    for (const auto &[function_name, core_path] : pipelines) {
-      Halide::Internal::ExecuteGeneratorArgs args;
-      args.output_dir = dir.string();
-      args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
-      if (o.emit_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
-      if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
-      for (const std::string &t : k.targets) args.targets.push_back(kernel_target(t));
-      args.generator_name = "attn_kernel";
-      args.function_name = function_name;
-      args.file_base_name = o.basename + "_" + function_name;
-      args.create_generator = [](const std::string &, const Halide::GeneratorContext &context) {
-        return create_attention_generator(context);
-      };
-      args.generator_params = {{"spec", k.spec_text}, {"core_path", core_path}};
-      try {
-        Halide::Internal::execute_generator(args);
-      } catch (const Halide::Error &e) {
-        result.message = "kernel " + function_name + ": Halide failed: " + e.what();
-        return result;
+    // One Halide function per target rather than Halide's multitarget wrapper: that wrapper
+    // caches its first choice, and the runtime must be able to pick (attn_set_max_isa).
+    for (const auto &[pipeline_name, core_path] : pipelines) {
+      for (size_t v = 0; v < k.targets.size(); ++v) {
+        Halide::Internal::ExecuteGeneratorArgs args;
+        args.output_dir = dir.string();
+        args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
+        if (o.emit_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
+        if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
+        args.targets = {kernel_target(k.targets[v])};
+        args.generator_name = "attn_kernel";
+        args.function_name = pipeline_name + "_v" + std::to_string(v);
+        args.file_base_name = o.basename + "_" + args.function_name;
+        args.create_generator = [](const std::string &, const Halide::GeneratorContext &context) {
+          return create_attention_generator(context);
+        };
+        args.generator_params = {{"spec", k.spec_text}, {"core_path", core_path}};
+        try {
+          Halide::Internal::execute_generator(args);
+        } catch (const Halide::Error &e) {
+          result.message =
+              "kernel " + args.function_name + " (" + k.targets[v] + "): Halide failed: " + e.what();
+          return result;
+        }
+        archives.push_back(dir / (args.file_base_name + ".a"));
       }
-      archives.push_back(dir / (args.file_base_name + ".a"));
     }
     result.ids.push_back(k.id);
     if (o.verbose)

@@ -29,16 +29,25 @@ const char *dtype_enum(const std::string &dtype) {
   return "ATTN_F32";
 }
 
+void declare(std::ostringstream &o, const std::string &function, size_t arg_count) {
+  o << "extern int " << function << "(void *";
+  for (size_t i = 0; i < arg_count; ++i) o << ", struct halide_buffer_t *";
+  o << ");\n";
+}
+
+void call(std::ostringstream &o, const std::string &function, size_t arg_count) {
+  o << function << "(context";
+  for (size_t i = 0; i < arg_count; ++i) o << ", (struct halide_buffer_t *)buffers[" << i << "]";
+  o << ")";
+}
+
 void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::string &basename) {
   const std::string &id = k.id;
+  const size_t n = k.args.size();
   const bool split = k.split_keys_max_queries > 0 && k.q_arg >= 0;
-  o << "extern int " << id << "(void *";
-  for (size_t i = 0; i < k.args.size(); ++i) o << ", struct halide_buffer_t *";
-  o << ");\n";
-  if (split) {
-    o << "extern int " << id << "_split_keys(void *";
-    for (size_t i = 0; i < k.args.size(); ++i) o << ", struct halide_buffer_t *";
-    o << ");\n";
+  for (size_t v = 0; v < k.targets.size(); ++v) {
+    declare(o, id + "_v" + std::to_string(v), n);
+    if (split) declare(o, id + "_split_keys_v" + std::to_string(v), n);
   }
   o << "\n";
   o << "static const attn_arg_info " << id << "_args[] = {\n";
@@ -53,28 +62,46 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       << a.broadcast_dims << "u, " << a.min_rank << "},\n";
   }
   o << "};\n\n";
-  o << "static int " << id << "_run(attn_call_context *context, void **buffers) {\n";
+  o << "static const attn_kernel_variant " << id << "_variants[] = {\n";
+  for (size_t v = 0; v < k.targets.size(); ++v)
+    o << "    {" << c_string(k.targets[v]) << ", " << c_string(k.variant_cpu_features[v]) << "},\n";
+  o << "};\n\n";
+  o << "static int " << id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n";
   o << "  halide_set_error_handler(attn_abi_record_error);\n";
-  if (split) {
-    // Few queries (decode): key chunks in parallel instead of query tiles.
-    o << "  if (attn_halide_extent(buffers[" << k.q_arg << "], 2) <= " << k.split_keys_max_queries << ")\n";
-    o << "    return " << id << "_split_keys(context";
-    for (size_t i = 0; i < k.args.size(); ++i) o << ", (struct halide_buffer_t *)buffers[" << i << "]";
-    o << ");\n";
+  if (split)
+    o << "  const int split_keys = attn_halide_extent(buffers[" << k.q_arg
+      << "], 2) <= " << k.split_keys_max_queries << ";\n";
+  o << "  switch (variant) {\n";
+  for (size_t v = 0; v < k.targets.size(); ++v) {
+    const std::string suffix = "_v" + std::to_string(v);
+    o << "    case " << v << ":\n";
+    if (split) {
+      o << "      if (split_keys) return ";
+      call(o, id + "_split_keys" + suffix, n);
+      o << ";\n";
+    }
+    o << "      return ";
+    call(o, id + suffix, n);
+    o << ";\n";
   }
-  o << "  return " << id << "(context";
-  for (size_t i = 0; i < k.args.size(); ++i) o << ", (struct halide_buffer_t *)buffers[" << i << "]";
-  o << ");\n}\n\n";
+  o << "  }\n"
+    << "  attn_abi_record_error(context, \"no such variant\");\n"
+    << "  return -1;\n}\n\n";
+  o << "static int " << id << "_run(attn_call_context *context, void **buffers) {\n"
+    << "  return " << id << "_run_variant(context, buffers, " << k.targets.size() - 1 << ");\n}\n\n";
   o << "static const attn_kernel_desc " << id << "_desc = {\n"
     << "    ATTN_ABI_VERSION,\n"
     << "    " << c_string(id) << ",\n"
     << "    " << c_string(k.spec_text) << ",\n"
     << "    " << c_string(join(k.targets, ",")) << ",\n"
     << "    " << c_string(k.required_cpu_features) << ",\n"
-    << "    " << k.args.size() << ",\n"
+    << "    " << n << ",\n"
     << "    " << id << "_args,\n"
     << "    " << id << "_run,\n"
     << "    " << basename << "_set_num_threads,\n"
+    << "    " << k.targets.size() << ",\n"
+    << "    " << id << "_variants,\n"
+    << "    " << id << "_run_variant,\n"
     << "};\n\n";
 }
 

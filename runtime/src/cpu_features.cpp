@@ -30,7 +30,11 @@ bool has_feature(std::string_view name) {
   if (name == "avx") return __builtin_cpu_supports("avx");
   if (name == "avx2") return __builtin_cpu_supports("avx2");
   if (name == "fma") return __builtin_cpu_supports("fma");
-  if (name == "f16c") return __builtin_cpu_supports("avx") && cpuid_bit(1, 0, ecx, 29);
+  // cpuid traps to the hypervisor in a VM: each bit is read once.
+  if (name == "f16c") {
+    static const bool f16c = __builtin_cpu_supports("avx") && cpuid_bit(1, 0, ecx, 29);
+    return f16c;
+  }
   if (name == "bmi") return __builtin_cpu_supports("bmi");
   if (name == "bmi2") return __builtin_cpu_supports("bmi2");
   if (name == "avx512f") return __builtin_cpu_supports("avx512f");
@@ -42,8 +46,14 @@ bool has_feature(std::string_view name) {
   if (name == "avx512vnni") return __builtin_cpu_supports("avx512vnni");
   if (name == "avx512vbmi") return __builtin_cpu_supports("avx512vbmi");
   if (name == "avx512ifma") return __builtin_cpu_supports("avx512ifma");
-  if (name == "avx512fp16") return __builtin_cpu_supports("avx512f") && cpuid_bit(7, 0, edx, 23);
-  if (name == "avxvnni") return __builtin_cpu_supports("avx2") && cpuid_bit(7, 1, eax, 4);
+  if (name == "avx512fp16") {
+    static const bool fp16 = __builtin_cpu_supports("avx512f") && cpuid_bit(7, 0, edx, 23);
+    return fp16;
+  }
+  if (name == "avxvnni") {
+    static const bool vnni = __builtin_cpu_supports("avx2") && cpuid_bit(7, 1, eax, 4);
+    return vnni;
+  }
   return false;
 }
 
@@ -73,22 +83,28 @@ std::string_view trim(std::string_view text) {
 
 namespace attn::detail {
 
-bool cpu_supports_all(const char *features, std::string *missing) {
-  if (missing != nullptr) missing->clear();
-  if (features == nullptr) return true;
-  bool all = true;
+void for_each_feature(const char *features, const std::function<void(std::string_view)> &visit) {
+  if (features == nullptr) return;
   std::string_view rest(features);
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
     const std::string_view name = trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    if (name.empty() || has_feature(name)) continue;
+    if (!name.empty()) visit(name);
+  }
+}
+
+bool cpu_supports_all(const char *features, std::string *missing) {
+  if (missing != nullptr) missing->clear();
+  bool all = true;
+  for_each_feature(features, [&](std::string_view name) {
+    if (has_feature(name)) return;
     all = false;
     if (missing != nullptr) {
       if (!missing->empty()) *missing += ", ";
       *missing += name;
     }
-  }
+  });
   return all;
 }
 

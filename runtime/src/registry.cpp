@@ -48,6 +48,15 @@ bool desc_is_well_formed(const attn_kernel_desc &desc, std::string *why) {
   if (desc.spec == nullptr) return problem("it has no spec text");
   if (desc.target == nullptr) return problem("it has no target");
   if (desc.run == nullptr) return problem("it has no run entry");
+  if (desc.variant_count < 0 ||
+      (desc.variant_count > 0 && (desc.variants == nullptr || desc.run_variant == nullptr))) {
+    return problem("its variant list is invalid (count " + std::to_string(desc.variant_count) + ")");
+  }
+  for (int v = 0; v < desc.variant_count; ++v) {
+    if (desc.variants[v].target == nullptr || desc.variants[v].required_cpu_features == nullptr) {
+      return problem("variant " + std::to_string(v) + " has no target or feature list");
+    }
+  }
   if (desc.arg_count < 0 || (desc.arg_count > 0 && desc.args == nullptr)) {
     return problem("its argument list is invalid (count " + std::to_string(desc.arg_count) + ")");
   }

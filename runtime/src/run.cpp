@@ -2,6 +2,7 @@
 #include <string>
 
 #include "HalideRuntime.h"
+#include "isa_limit.h"
 #include "kernel_internal.h"
 #include "status_internal.h"
 #include "tensor_check.h"
@@ -22,8 +23,12 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
   attn::detail::CallBuffers buffers;
   if (attn_status s = attn::detail::check_call(desc, args, arg_count, &buffers); s != ATTN_OK) return s;
 
+  int variant = 0;
+  if (attn_status s = attn::detail::select_variant(desc, &variant); s != ATTN_OK) return s;
+
   attn_call_context context{};
-  const int result = desc.run(&context, buffers.pointers.data());
+  const int result = desc.variant_count > 0 ? desc.run_variant(&context, buffers.pointers.data(), variant)
+                                            : desc.run(&context, buffers.pointers.data());
   if (result == 0) return ATTN_OK;
   // Kernels check tensor values (key_lengths <= Sk, ...) with Halide require() before writing
   // any output: a failed one is the caller's value, not the kernel's fault.
@@ -50,4 +55,12 @@ extern "C" attn_status attn_kernel_set_threads(const attn_kernel *kernel, int th
   // A kernel without its own pool (single-threaded schedules) has nothing to set.
   if (kernel->desc->set_num_threads != nullptr) kernel->desc->set_num_threads(threads);
   return ATTN_OK;
+}
+
+extern "C" const char *attn_kernel_selected_target(const attn_kernel *kernel) {
+  if (kernel == nullptr || kernel->desc == nullptr) return "";
+  const attn_kernel_desc &desc = *kernel->desc;
+  int variant = 0;
+  if (attn::detail::select_variant(desc, &variant) != ATTN_OK) return "";
+  return desc.variant_count > 0 ? desc.variants[variant].target : desc.target;
 }

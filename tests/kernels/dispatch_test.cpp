@@ -1,6 +1,7 @@
 // A kernel built for the x86 dispatch set runs on this CPU (whichever variant it picks) and is right.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
@@ -46,10 +47,43 @@ TEST_CASE("the dispatch kernel lists its variants") {
   CHECK(attn::kernel_id(reported.spec) == attn::kernel_id(parse(dispatch_spec)));
 }
 
+// Runs the dispatch kernel on odd sizes and checks it against the fp64 reference.
+void check_against_reference(const attn::Spec &spec, const attn_kernel *kernel);
+
 TEST_CASE("the dispatch kernel matches the fp64 reference") {
   const attn::Spec spec = parse(dispatch_spec);
   const attn_kernel *kernel = find_kernel(spec);
   REQUIRE(kernel != nullptr);
+  check_against_reference(spec, kernel);
+}
+
+TEST_CASE("a max isa picks the variant, and every variant this CPU runs is right") {
+  const attn::Spec spec = parse(dispatch_spec);
+  const attn_kernel *kernel = find_kernel(spec);
+  REQUIRE(kernel != nullptr);
+  const std::vector<std::string> targets = split_targets(attn_kernel_target(kernel));
+  struct Reset {
+    ~Reset() { attn_set_max_isa(nullptr); }
+  } reset;
+  for (const char *isa : {"x86-64", "avx2", "avx512"}) {
+    CAPTURE(isa);
+    REQUIRE(attn_set_max_isa(isa) == ATTN_OK);
+    const std::string selected = attn_kernel_selected_target(kernel);
+    CAPTURE(selected);
+    REQUIRE(!selected.empty());
+    CHECK(std::find(targets.begin(), targets.end(), selected) != targets.end());
+    if (std::string(isa) == "x86-64") CHECK(selected.find("avx") == std::string::npos);
+    if (std::string(isa) == "avx2") CHECK(selected.find("avx512") == std::string::npos);
+#if defined(__x86_64__)
+    if (std::string(isa) != "x86-64" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        targets.size() > 1)
+      CHECK(selected.find("avx2") != std::string::npos);
+#endif
+    check_against_reference(spec, kernel);
+  }
+}
+
+void check_against_reference(const attn::Spec &spec, const attn_kernel *kernel) {
   struct Lengths {
     int batch, seq_q, seq_k;
     bool padded;

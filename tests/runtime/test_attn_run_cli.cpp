@@ -57,9 +57,11 @@ struct Workspace {
   std::string inputs() const {
     return " --input q=" + file("q.npy") + " --input k=" + file("k.npy") + " --input v=" + file("v.npy");
   }
-  Outcome run(const std::string &arguments) const {
+  // environment: "NAME=value ..." set for this run only.
+  Outcome run(const std::string &arguments, const std::string &environment = "") const {
     const std::string out = file("stdout.txt"), err = file("stderr.txt");
-    const std::string command = std::string(ATTN_RUN_PATH) + " " + arguments + " >" + out + " 2>" + err;
+    const std::string command =
+        environment + " " + std::string(ATTN_RUN_PATH) + " " + arguments + " >" + out + " 2>" + err;
     const int status = std::system(command.c_str());
     auto slurp = [](const std::string &path) {
       std::ifstream f(path);
@@ -98,6 +100,30 @@ TEST_CASE("attn-run --list shows kernels and their arguments") {
   CHECK(contains(o.out, "heads=2"));
   CHECK(contains(o.out, "q f32 [B, Sq, 2, 4]"));
   CHECK(contains(o.out, "out f32 [B, Sq, 2, 3] (output)"));
+  CHECK(contains(o.out, "runs:   x86-64-linux"));
+}
+
+TEST_CASE("attn-run takes a max isa from --max-isa or ATTN_MAX_ISA and refuses unknown ones") {
+  Workspace ws;
+  const std::string call = lib + " --kernel fake_lib_core" + ws.inputs();
+  const Outcome capped = ws.run(call + " --max-isa x86-64 --bench --runs 1");
+  CAPTURE(capped.err);
+  CHECK(capped.code == 0);
+  CHECK(contains(capped.out, "variant x86-64-linux"));
+  const Outcome from_environment = ws.run(call, "ATTN_MAX_ISA=avx2");
+  CAPTURE(from_environment.err);
+  CHECK(from_environment.code == 0);
+
+  const Outcome unknown = ws.run(call + " --max-isa avx3");
+  CHECK(unknown.code == 1);
+  CHECK(contains(unknown.err, "max isa 'avx3' is not an instruction set"));
+  const Outcome bad_environment = ws.run(call, "ATTN_MAX_ISA=avx1024");
+  CHECK(bad_environment.code == 1);
+  CHECK(contains(bad_environment.err, "ATTN_MAX_ISA is 'avx1024', not an instruction set"));
+  CHECK(contains(bad_environment.err, "ATTN_ERR_INVALID_ARGUMENT"));
+  // The option overrides the environment.
+  CHECK(ws.run(call + " --max-isa avx2", "ATTN_MAX_ISA=avx1024").code == 0);
+  CHECK(ws.run(lib + " --kernel fake_lib_core --max-isa").code == 2);
 }
 
 TEST_CASE("attn-run --bench --json prints one json line") {
@@ -109,7 +135,7 @@ TEST_CASE("attn-run --bench --json prints one json line") {
   CHECK(o.out.starts_with("{\"kernel\":\"fake_lib_core\",\"median_ms\":"));
   CHECK(contains(o.out, "\"min_ms\":"));
   CHECK(contains(o.out, "\"gflops\":"));
-  CHECK(contains(o.out, "\"runs\":3,\"threads\":2}"));
+  CHECK(contains(o.out, "\"runs\":3,\"threads\":2,\"variant\":\"x86-64-linux\"}"));
   CHECK(o.out.find('\n') == o.out.size() - 1);
 
   const Outcome human = ws.run(lib + " --kernel fake_lib_core" + ws.inputs() + " --bench --runs 2");

@@ -26,9 +26,10 @@ constexpr int exit_usage = 2;
 constexpr const char *usage_text =
     "usage: attn-run LIB --list\n"
     "       attn-run LIB --kernel ID --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]\n"
-    "                [--threads N] [--bench [--json] [--warmup N] [--runs N]]\n"
+    "                [--threads N] [--max-isa ISA] [--bench [--json] [--warmup N] [--runs N]]\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
-    "computed, and written only where --output names a file.\n";
+    "computed, and written only where --output names a file. --max-isa (avx512, avx2, avx, sse41,\n"
+    "x86-64) caps the variant that runs, as ATTN_MAX_ISA does.\n";
 
 struct NamedFile {
   std::string name, path;
@@ -39,6 +40,7 @@ struct Options {
   std::string kernel;
   std::vector<NamedFile> inputs, outputs;
   std::optional<int> threads;
+  std::optional<std::string> max_isa;
   bool list = false, bench = false, json = false;
   int warmup = 3, runs = 10;
 };
@@ -116,6 +118,11 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
       int threads = 0;
       failure = count(0, &threads);
       options->threads = threads;
+    } else if (arg == "--max-isa") {
+      std::string isa;
+      if (!next(&isa))
+        failure = usage("--max-isa needs an instruction set (avx512, avx2, avx, sse41, x86-64)");
+      options->max_isa = isa;
     } else if (arg == "--warmup") {
       failure = count(0, &options->warmup);
     } else if (arg == "--runs") {
@@ -175,11 +182,17 @@ std::vector<attn_arg_info> arg_infos(const attn_kernel *kernel) {
   return infos;
 }
 
+// The variant attn_run picks here, or why none can run.
+std::string selected_target(const attn_kernel *kernel) {
+  const std::string target = attn_kernel_selected_target(kernel);
+  return target.empty() ? std::string("none: ") + attn_last_error() : target;
+}
+
 void list_kernels(const attn_library *library) {
   for (int i = 0; i < attn_library_kernel_count(library); ++i) {
     const attn_kernel *kernel = attn_library_kernel_at(library, i);
-    std::printf("%s\n  spec:   %s\n  target: %s\n", attn_kernel_id(kernel), attn_kernel_spec(kernel),
-                attn_kernel_target(kernel));
+    std::printf("%s\n  spec:   %s\n  target: %s\n  runs:   %s\n", attn_kernel_id(kernel),
+                attn_kernel_spec(kernel), attn_kernel_target(kernel), selected_target(kernel).c_str());
     const char *label = "  args:   ";
     for (const attn_arg_info &info : arg_infos(kernel)) {
       const int lowest = attn::rt::lowest_rank(info);
@@ -407,11 +420,14 @@ std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, 
   if (options.json) {
     const std::string gflops_text = gflops ? std::to_string(*gflops) : "null";
     std::printf(
-        "{\"kernel\":\"%s\",\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%s,\"runs\":%d,\"threads\":%d}\n",
-        attn_kernel_id(kernel), median, ms.front(), gflops_text.c_str(), options.runs, threads);
+        "{\"kernel\":\"%s\",\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%s,\"runs\":%d,\"threads\":%d,"
+        "\"variant\":\"%s\"}\n",
+        attn_kernel_id(kernel), median, ms.front(), gflops_text.c_str(), options.runs, threads,
+        attn_kernel_selected_target(kernel));
   } else {
-    std::printf("%s: median %.4f ms, min %.4f ms over %d runs, %d threads\n", attn_kernel_id(kernel), median,
-                ms.front(), options.runs, threads);
+    std::printf("%s: median %.4f ms, min %.4f ms over %d runs, %d threads\n  variant %s\n",
+                attn_kernel_id(kernel), median, ms.front(), options.runs, threads,
+                attn_kernel_selected_target(kernel));
     if (gflops)
       std::printf("%.2f GFLOP/s\n", *gflops);
     else
@@ -421,6 +437,9 @@ std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, 
 }
 
 std::optional<Failure> run_tool(const Options &options) {
+  if (options.max_isa) {
+    if (attn_status s = attn_set_max_isa(options.max_isa->c_str()); s != ATTN_OK) return runtime_failure(s);
+  }
   attn_library *library = nullptr;
   if (attn_status s = attn_library_open(options.library.c_str(), &library); s != ATTN_OK)
     return runtime_failure(s);

@@ -12,8 +12,9 @@ namespace attnc {
 struct KernelRecord {
   std::string id;
   std::string spec_text;
-  std::vector<std::string> targets;  // most capable first
-  std::string required_cpu_features;
+  std::vector<std::string> targets;               // most capable first; variant i is <id>_v<i>
+  std::vector<std::string> variant_cpu_features;  // per target
+  std::string required_cpu_features;              // the least capable variant's
   std::vector<ArgSpec> args;
   // Core form: a second pipeline, <id>_split_keys, runs when Sq <= split_keys_max_queries
   // (0: none). The entry reads Sq from the q buffer (args[q_arg], dim 2 in Halide order).

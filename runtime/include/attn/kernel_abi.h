@@ -18,6 +18,12 @@ typedef struct attn_call_context {
   char message[1024];
 } attn_call_context;
 
+/* One compiled variant of a kernel: its Halide target and the CPU features it needs. */
+typedef struct attn_kernel_variant {
+  const char *target;                /* a Halide target string */
+  const char *required_cpu_features; /* x86 names, comma separated; "" for none */
+} attn_kernel_variant;
+
 typedef struct attn_kernel_desc {
   int32_t abi_version; /* ATTN_ABI_VERSION when generated */
   const char *id;
@@ -28,9 +34,15 @@ typedef struct attn_kernel_desc {
   const char *required_cpu_features;
   int32_t arg_count;
   const attn_arg_info *args; /* in call order */
-  /* buffers[i] is a halide_buffer_t* for args[i]; returns the Halide status (0 on success). */
+  /* buffers[i] is a halide_buffer_t* for args[i]; returns the Halide status (0 on success).
+   * With variants, runs the least capable one; the runtime calls run_variant instead. */
   int (*run)(attn_call_context *context, void **buffers);
   void (*set_num_threads)(int threads);
+  /* The variants, most capable first; 0 and null for a kernel with only run. The runtime picks
+   * the first this CPU has the features for and attn_set_max_isa allows, and runs it by index. */
+  int32_t variant_count;
+  const attn_kernel_variant *variants;
+  int (*run_variant)(attn_call_context *context, void **buffers, int32_t variant);
 } attn_kernel_desc;
 
 /* Static applications: each generated entry registers itself at load time. */

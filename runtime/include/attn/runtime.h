@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define ATTN_ABI_VERSION 2
+#define ATTN_ABI_VERSION 3
 
 /* Every call returns one of these; attn_last_error() holds the message of the last failure on
  * the calling thread. */
@@ -113,6 +113,18 @@ attn_status attn_kernel_arg(const attn_kernel *kernel, int index, attn_arg_info 
 
 /* Threads the kernel's pool uses (0: one per core). Applies to every kernel sharing the pool. */
 attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
+
+/* The most capable instruction set kernels may use, for every kernel in the process: "avx512"
+ * (no limit), "avx2", "avx", "sse41" or "x86-64"; NULL or "" removes the limit. Without a call,
+ * the environment variable ATTN_MAX_ISA gives it. Each run picks the first variant (most capable
+ * first) that this CPU has the features for and the limit allows; a limit that leaves no variant
+ * makes attn_run fail with ATTN_ERR_UNSUPPORTED_CPU. An unknown name is
+ * ATTN_ERR_INVALID_ARGUMENT and leaves the limit as it was. */
+attn_status attn_set_max_isa(const char *isa);
+/* The limit in force ("" for none), or NULL when ATTN_MAX_ISA holds an unknown name. */
+const char *attn_max_isa(void);
+/* The Halide target of the variant attn_run would run now ("" when none can run here). */
+const char *attn_kernel_selected_target(const attn_kernel *kernel);
 
 /* Runs the kernel. Every argument is checked first; on any error the outputs are untouched. */
 attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count);

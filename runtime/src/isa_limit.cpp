@@ -1,0 +1,116 @@
+// isa_limit.cpp: attn_set_max_isa, ATTN_MAX_ISA and the choice of a kernel's variant.
+#include "isa_limit.h"
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
+
+#include "cpu_features.h"
+#include "status_internal.h"
+
+namespace {
+
+// Each level allows the features of the ones below it; avx512 allows every feature.
+struct Level {
+  const char *name;
+  const char *allowed;  // comma-separated feature names; null for all
+};
+constexpr std::array<Level, 5> levels = {{
+    {"avx512", nullptr},
+    {"avx2", "sse41,sse42,popcnt,avx,avx2,fma,f16c,bmi,bmi2,avxvnni"},
+    {"avx", "sse41,sse42,popcnt,avx"},
+    {"sse41", "sse41,sse42,popcnt"},
+    {"x86-64", ""},
+}};
+constexpr const char *level_names = "avx512, avx2, avx, sse41 or x86-64";
+
+constexpr int unread = -3;   // ATTN_MAX_ISA not read yet
+constexpr int invalid = -2;  // ATTN_MAX_ISA holds an unknown name
+constexpr int no_limit = -1;
+std::atomic<int> current{unread};
+
+int level_of(std::string_view name) {
+  if (name.empty()) return no_limit;
+  for (size_t i = 0; i < levels.size(); ++i)
+    if (name == levels[i].name) return static_cast<int>(i);
+  return invalid;
+}
+
+const char *environment_text() {
+  const char *text = std::getenv("ATTN_MAX_ISA");
+  return text == nullptr ? "" : text;
+}
+
+int limit() {
+  int value = current.load(std::memory_order_acquire);
+  if (value != unread) return value;
+  int from_environment = level_of(environment_text());
+  // A concurrent attn_set_max_isa wins over the environment.
+  current.compare_exchange_strong(value, from_environment, std::memory_order_acq_rel);
+  return current.load(std::memory_order_acquire);
+}
+
+bool allowed(int level, const char *features) {
+  if (level == no_limit || levels[static_cast<size_t>(level)].allowed == nullptr) return true;
+  bool all = true;
+  attn::detail::for_each_feature(features, [&](std::string_view name) {
+    const std::string_view normal = name == "sse4.1" ? "sse41" : name == "sse4.2" ? "sse42" : name;
+    bool found = false;
+    attn::detail::for_each_feature(levels[static_cast<size_t>(level)].allowed,
+                                   [&](std::string_view a) { found = found || a == normal; });
+    all = all && found;
+  });
+  return all;
+}
+
+}  // namespace
+
+namespace attn::detail {
+
+attn_status select_variant(const attn_kernel_desc &desc, int *variant) {
+  *variant = -1;
+  const int level = limit();
+  if (level == invalid) {
+    return fail(ATTN_ERR_INVALID_ARGUMENT, "ATTN_MAX_ISA is '%s', not an instruction set: use %s",
+                environment_text(), level_names);
+  }
+  if (desc.variant_count <= 0) {
+    *variant = 0;
+    return ATTN_OK;
+  }
+  std::string refused;
+  for (int v = 0; v < desc.variant_count; ++v) {
+    const attn_kernel_variant &candidate = desc.variants[v];
+    std::string missing;
+    if (!allowed(level, candidate.required_cpu_features)) {
+      refused += std::string(refused.empty() ? "" : "; ") + candidate.target + " (above the limit)";
+    } else if (!cpu_supports_all(candidate.required_cpu_features, &missing)) {
+      refused +=
+          std::string(refused.empty() ? "" : "; ") + candidate.target + " (this CPU lacks " + missing + ")";
+    } else {
+      *variant = v;
+      return ATTN_OK;
+    }
+  }
+  return fail(ATTN_ERR_UNSUPPORTED_CPU, "kernel '%s': no variant runs here under max isa '%s': %s", desc.id,
+              level == no_limit ? "none" : levels[static_cast<size_t>(level)].name, refused.c_str());
+}
+
+}  // namespace attn::detail
+
+extern "C" attn_status attn_set_max_isa(const char *isa) {
+  const int level = level_of(isa == nullptr ? "" : isa);
+  if (level == invalid) {
+    return attn::detail::fail(ATTN_ERR_INVALID_ARGUMENT, "max isa '%s' is not an instruction set: use %s",
+                              isa, level_names);
+  }
+  current.store(level, std::memory_order_release);
+  return ATTN_OK;
+}
+
+extern "C" const char *attn_max_isa(void) {
+  const int level = limit();
+  if (level == invalid) return nullptr;
+  return level == no_limit ? "" : levels[static_cast<size_t>(level)].name;
+}
