@@ -19,30 +19,43 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   t.vector_width = native_lanes;
   const bool wide = native_lanes >= 16;  // 32 vector registers (AVX-512) rather than 16
   // A task's query rows. K and V rows of a key block are read once per task, so a larger tile
-  // reads them less often; QK^T and PV sweep the tile in register-block groups. AVX2:
-  // 16 rows 202 ms, 32 rows 190 ms, 64 rows 191 ms (before the PV blocks below).
-  t.query_tile = 32;
+  // reads them less often; QK^T and PV sweep the tile in register-block groups. AVX2, one
+  // thread, W1 none (B1 H12 S1024 D64), interleaved medians of 4-5 (2026-12-03; base = tile 32,
+  // QK^T 2 x 6, PV 4 x 2, key block 96: 110.9 ms): tile 48 with PV 6 x 2 108.7 ms; with QK^T
+  // 3 x 4 and key block 128 as well 103.0 ms; the same with tile 96 109.3 ms, PV 4 x 2
+  // 106.7 ms. AVX-512 keeps tile 32: not measured (no AVX-512 machine).
+  t.query_tile = wide ? 32 : 48;
   // QK^T accumulators = score_vectors query vectors x score_rows keys, leaving registers for
-  // the query vectors and one broadcast: 2 x 8 = 16 zmm; 2 x 6 = 12 ymm (16 spilled on AVX2).
-  // AVX2: 2 x 6 (tile 32) 143 ms, 3 x 4 (tile 48) 148 ms, 1 x 12 157 ms, 2 x 4 164 ms.
-  t.score_vectors = 2;
-  t.score_rows = wide ? 8 : 6;
+  // the query vectors and one broadcast: 2 x 8 = 16 zmm; 3 x 4 = 12 ymm (16 spilled on AVX2).
+  // AVX2 with tile 32 (older schedule, 1 thread): 2 x 6 143 ms, 3 x 4 (tile 48) 148 ms, 1 x 12
+  // 157 ms, 2 x 4 164 ms; 3 x 4 lets the key block be 128 (a power of two: no partial last
+  // block for power-of-two lengths), which is what made the combination above win.
+  t.score_vectors = wide ? 2 : 3;
+  t.score_rows = wide ? 8 : 4;
   // A multiple of score_rows. Larger blocks amortize the per-block rescale of the running
-  // state; scores and probs of a block stay in L1 (2 x 12 KiB for 32 queries x 96 keys).
-  // AVX2: 48 keys 146 ms, 96 keys 143 ms, 144 keys 152 ms, 192 keys 156 ms.
-  t.key_block = 96;
+  // state; scores and probs of a block stay in L1 (2 x 24 KiB for 48 queries x 128 keys).
+  // AVX2, W1 none with the blocks above: 64 keys 108.0 ms, 128 keys 103.8 ms, 192 keys 114.3
+  // ms; W3 (B8 H8 S512) 64 keys 140.3 ms, 128 keys 136.1 ms, old schedule 147.7 ms. Masks that
+  // skip blocks by position (causal, windows) keep 96: their diagonal blocks are partly
+  // masked, and bigger ones waste more (W1 causal: 96 keys 58.2 ms, 128 keys 61.0 ms, old
+  // 58.5 ms; W5 B1 H16 S2048 D128 causal: 96 keys 657 ms, 128 keys 691 ms, old 688 ms).
+  bool skips_blocks = false;
+  for (int n = 0; n < s.mask.count; ++n)
+    skips_blocks = skips_blocks || attn::is_structural(s.mask.nodes[n].op);
+  t.key_block = wide || skips_blocks ? 96 : 128;
   const int accumulators = wide ? 16 : 12;
   t.pv_vector = lanes_dividing(s.head_dim_v, native_lanes);
   t.head_vector = lanes_dividing(s.head_dim, native_lanes);
   // PV register block: pv_rows x pv_vectors accumulators over a slice of head_dim_v, so the
-  // slice of V stays in L1 while every row group reads it. AVX2 (tile 32): 1 row x 8 vectors
-  // 190 ms, 2 x 4 168 ms, 4 x 2 153 ms, 8 x 1 166 ms.
+  // slice of V stays in L1 while every row group reads it. AVX2 (tile 32, older schedule):
+  // 1 row x 8 vectors 190 ms, 2 x 4 168 ms, 4 x 2 153 ms, 8 x 1 166 ms; with tile 48, 6 x 2
+  // (12 accumulators) beats 4 x 2 by 3% (above).
   const int dv_vectors = s.head_dim_v / t.pv_vector;
   t.pv_vectors = wide ? 4 : 2;
   while (dv_vectors % t.pv_vectors != 0) t.pv_vectors /= 2;
-  // Rows: a power of two, so they divide the tile.
-  t.pv_rows = 1;
-  while (t.pv_rows * 2 * t.pv_vectors <= accumulators && t.pv_rows < 8) t.pv_rows *= 2;
+  // Rows: as many as the accumulators allow that divide the tile.
+  t.pv_rows = accumulators / t.pv_vectors;
+  while (t.query_tile % t.pv_rows != 0) --t.pv_rows;
   // Decode: few queries, many keys; memory bound. A task takes a chunk of keys for every head and
   // query, so it reads K and V in address order; Sk = 4096 makes 16 tasks per batch. AVX2, B1
   // H32 Sq1 Sk4096 D128, 2 threads: one task per (chunk, head) 29 ms (4.6 GB/s of K and V),

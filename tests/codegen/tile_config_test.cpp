@@ -1,12 +1,13 @@
 // cpu_tiles(): every tile size fits its register budget and divides what it must, for every
 // vector width and a range of head dims; the function is pure.
+#include "attnc/tile_config.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "attn/spec_text.h"
 #include "attn/validate.h"
-#include "attnc/tile_config.h"
 
 namespace {
 
@@ -17,7 +18,9 @@ attn::Spec spec_of(const std::string &text) {
 }
 
 // Vector registers of the target class: 32 with AVX-512 (16 lanes), else 16.
-int registers(int lanes) { return lanes >= 16 ? 32 : 16; }
+int registers(int lanes) {
+  return lanes >= 16 ? 32 : 16;
+}
 
 void check_tiles(const attn::Spec &s, int lanes) {
   const attnc::CpuTiles t = attnc::cpu_tiles(s, lanes);
@@ -48,10 +51,10 @@ void check_tiles(const attn::Spec &s, int lanes) {
 }
 
 TEST_CASE("tile sizes fit the registers and divide their loops") {
-  for (const char *text : {"heads=2 head_dim=16", "heads=12 head_dim=64", "heads=3 head_dim=80",
-                           "heads=32 head_dim=128", "heads=2 head_dim=64 head_dim_v=32",
-                           "heads=2 head_dim=32 head_dim_v=80", "heads=2 head_dim=24 head_dim_v=12",
-                           "heads=1 head_dim=1", "heads=2 head_dim=7 head_dim_v=9"})
+  for (const char *text :
+       {"heads=2 head_dim=16", "heads=12 head_dim=64", "heads=3 head_dim=80", "heads=32 head_dim=128",
+        "heads=2 head_dim=64 head_dim_v=32", "heads=2 head_dim=32 head_dim_v=80",
+        "heads=2 head_dim=24 head_dim_v=12", "heads=1 head_dim=1", "heads=2 head_dim=7 head_dim_v=9"})
     for (int lanes : {1, 4, 8, 16}) check_tiles(spec_of(text), lanes);
 }
 
@@ -75,6 +78,23 @@ TEST_CASE("cpu_tiles is a pure function of the spec and the width") {
   // The AVX-512 class uses its 32 registers: more accumulators than AVX2.
   const attnc::CpuTiles wide = attnc::cpu_tiles(s, 16);
   CHECK(wide.score_vectors * wide.score_rows > a.score_vectors * a.score_rows);
+}
+
+TEST_CASE("masks that skip blocks by position get smaller key blocks") {
+  // Their diagonal blocks are partly masked; a larger block wastes more of them.
+  for (int lanes : {4, 8, 16}) {
+    CAPTURE(lanes);
+    const attnc::CpuTiles dense = attnc::cpu_tiles(spec_of("heads=12 head_dim=64"), lanes);
+    const attnc::CpuTiles padded = attnc::cpu_tiles(spec_of("heads=12 head_dim=64 mask=padding"), lanes);
+    CHECK(padded.key_block == dense.key_block);
+    for (const char *mask : {"causal", "window(128,0)", "causal|global(4)"}) {
+      CAPTURE(mask);
+      const attnc::CpuTiles skipping =
+          attnc::cpu_tiles(spec_of(std::string("heads=12 head_dim=64 mask=") + mask), lanes);
+      CHECK(skipping.key_block <= dense.key_block);
+      if (lanes == 8) CHECK(skipping.key_block < dense.key_block);
+    }
+  }
 }
 
 }  // namespace
