@@ -1,7 +1,8 @@
 # attn_add_kernels(<target>
 #                  [SPECS "<spec text>" ...]          one-line text forms
 #                  [SPEC_SOURCES <file.cpp> ...]      C++ files using ATTN_EXPORT_SPECS(...)
-#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host)
+#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host
+#                  [TUNING <file>])                   tile sizes from `attnc tune` (attnc gen --tuning)
 #
 # Generates the kernels at build time and makes <target> an object library to link into an
 # executable or shared library: the kernels register themselves with attn/runtime.h at load
@@ -41,7 +42,7 @@ function(_attnc_halide_runtime targets out)
 endfunction()
 
 function(attn_add_kernels target)
-  cmake_parse_arguments(ARG "" "" "SPECS;SPEC_SOURCES;TARGETS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TUNING" "SPECS;SPEC_SOURCES;TARGETS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "attn_add_kernels(${target}): unknown arguments '${ARG_UNPARSED_ARGUMENTS}'")
   endif()
@@ -86,11 +87,18 @@ function(attn_add_kernels target)
     list(APPEND spec_deps "${source_file}")
   endif()
 
+  set(tuning_args "")
+  if(ARG_TUNING)
+    get_filename_component(tuning_file "${ARG_TUNING}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    set(tuning_args --tuning "${tuning_file}")
+    list(APPEND spec_deps "${tuning_file}")
+  endif()
+
   set(archive "${dir}/${target}.a")
   set(entry "${dir}/${target}_entry.c")
   add_custom_command(
     OUTPUT "${archive}" "${entry}" "${dir}/${target}.h" "${dir}/${target}.json"
-    COMMAND ${tool} gen ${spec_args} --target "${targets}" -o "${dir}" --basename ${target}
+    COMMAND ${tool} gen ${spec_args} ${tuning_args} --target "${targets}" -o "${dir}" --basename ${target}
             --no-runtime --entry-source-only
     DEPENDS ${tool} ${spec_deps}
     COMMENT "attnc: generating kernels of ${target} for ${targets}"

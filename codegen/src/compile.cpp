@@ -134,7 +134,22 @@ GenerateResult generate_library(const GenerateOptions &o) {
     if (!seen.insert(k.id).second) continue;
     k.spec_text = attn::to_string(spec);
     k.targets = targets.targets;
-    for (const std::string &t : k.targets) k.variant_cpu_features.push_back(required_cpu_features(t));
+    for (const std::string &t : k.targets) {
+      k.variant_cpu_features.push_back(required_cpu_features(t));
+      const int lanes = Halide::Target(t).natural_vector_size(Halide::Float(32));
+      CpuTiles tiles = cpu_tiles(spec, lanes);
+      const TileOverride *tuned = find_override(o.tile_overrides, k.id, lanes);
+      if (tuned != nullptr) {
+        std::string error;
+        if (!apply_tiles_text(tuned->tiles, &tiles, &error) || !(error = tile_problem(spec, tiles)).empty()) {
+          result.message = "kernel " + k.id + ": tuned tiles '" + tuned->tiles + "' for " +
+                           std::to_string(lanes) + " lanes: " + error;
+          return result;
+        }
+      }
+      k.variant_tiles.push_back(core_tiles_text(tiles));
+      k.variant_tuned.push_back(tuned != nullptr);
+    }
     k.required_cpu_features = k.variant_cpu_features.back();
     k.args = kernel_arguments(spec);
     if (spec.form == attn::Form::core) {
@@ -167,6 +182,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
           return create_attention_generator(context);
         };
         args.generator_params = {{"spec", k.spec_text}, {"core_path", core_path}};
+        if (k.variant_tuned[v]) args.generator_params["tiles"] = k.variant_tiles[v];
         try {
           Halide::Internal::execute_generator(args);
         } catch (const Halide::Error &e) {

@@ -49,11 +49,20 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
       << "      \"spec\": " << json_string(k.spec_text) << ",\n"
       << "      \"target\": " << json_string(targets) << ",\n"
       << "      \"required_cpu_features\": " << json_string(k.required_cpu_features) << ",\n"
+      << "      \"variants\": [";
+    for (size_t v = 0; v < k.targets.size(); ++v) {
+      o << (v ? "," : "") << "\n        {\"target\": " << json_string(k.targets[v])
+        << ", \"required_cpu_features\": " << json_string(k.variant_cpu_features[v])
+        << ", \"tiles\": " << json_string(k.variant_tiles[v])
+        << ", \"tuned\": " << (k.variant_tuned[v] ? "true" : "false") << "}";
+    }
+    o << "\n      ],\n"
       << "      \"args\": [";
     for (size_t a = 0; a < k.args.size(); ++a) {
       const ArgSpec &arg = k.args[a];
-      o << (a ? "," : "") << "\n        {\"name\": " << json_string(arg.name) << ", \"dtype\": "
-        << json_string(arg.dtype) << ", \"output\": " << (arg.is_output ? "true" : "false") << ", \"shape\": [";
+      o << (a ? "," : "") << "\n        {\"name\": " << json_string(arg.name)
+        << ", \"dtype\": " << json_string(arg.dtype) << ", \"output\": " << (arg.is_output ? "true" : "false")
+        << ", \"shape\": [";
       for (size_t d = 0; d < arg.dims.size(); ++d) {
         o << (d ? ", " : "");
         if (arg.dims[d].fixed > 0) {

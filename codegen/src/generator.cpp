@@ -26,6 +26,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   // Core form only: "tiles" (query tiles x key blocks, for prefill) or "split_keys" (key chunks
   // in parallel, for decode: few queries, many keys).
   GeneratorParam<std::string> core_path{"core_path", "tiles"};
+  // Core tile sizes that replace cpu_tiles()' defaults (core_tiles_text's form; attnc tune).
+  GeneratorParam<std::string> tiles_text{"tiles", ""};
 
   void configure() {
     const attn::ParseResult parsed = attn::parse_spec(std::string(spec_text));
@@ -51,6 +53,14 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     const Halide::Target target = get_target();
     const int lanes = target.natural_vector_size(Halide::Float(32));
     tiles_ = cpu_tiles(spec_, lanes);
+    const std::string overrides = tiles_text;
+    if (!overrides.empty()) {
+      std::string error;
+      if (!apply_tiles_text(overrides, &tiles_, &error)) throw Halide::CompileError("attnc: tiles: " + error);
+      if (const std::string problem = tile_problem(spec_, tiles_); !problem.empty())
+        throw Halide::CompileError("attnc: tiles '" + overrides + "' for " + std::to_string(lanes) +
+                                   " lanes: " + problem);
+    }
     if (spec_.form == attn::Form::core) {
       generate_core();
     } else {

@@ -97,4 +97,8 @@ std::string required_cpu_features(const std::string &halide_target) {
   return joined;
 }
 
+int native_lanes() {
+  return Halide::Target(native_target()).natural_vector_size(Halide::Float(32));
+}
+
 }  // namespace attnc

@@ -5,8 +5,38 @@
 #include "attnc/tile_config.h"
 
 #include <algorithm>
+#include <charconv>
+#include <sstream>
 
 namespace attnc {
+namespace {
+
+int vector_registers(int lanes) {
+  return lanes >= 16 ? 32 : 16;
+}
+
+// The tunable fields, by name.
+struct Field {
+  const char *name;
+  int CpuTiles::*member;
+};
+constexpr Field core_fields[] = {
+    {"query_tile", &CpuTiles::query_tile},
+    {"key_block", &CpuTiles::key_block},
+    {"score_vectors", &CpuTiles::score_vectors},
+    {"score_rows", &CpuTiles::score_rows},
+    {"pv_rows", &CpuTiles::pv_rows},
+    {"pv_vectors", &CpuTiles::pv_vectors},
+};
+
+// The most PV rows that fit the registers next to pv_vectors and divide the tile.
+int largest_pv_rows(const CpuTiles &t) {
+  int rows = (vector_registers(t.vector_width) - 4) / t.pv_vectors;
+  while (rows > 1 && t.query_tile % rows != 0) --rows;
+  return std::max(rows, 1);
+}
+
+}  // namespace
 
 int lanes_dividing(int n, int native_lanes) {
   int lanes = native_lanes;
@@ -69,6 +99,94 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   t.proj_cols = native_lanes * (wide ? 4 : 3);
   t.proj_token_task = 64;
   return t;
+}
+
+std::string core_tiles_text(const CpuTiles &tiles) {
+  std::string text;
+  for (const Field &f : core_fields)
+    text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + std::to_string(tiles.*f.member);
+  return text;
+}
+
+bool apply_tiles_text(const std::string &text, CpuTiles *tiles, std::string *error) {
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const Field *field = nullptr;
+    for (const Field &f : core_fields)
+      if (name == f.name) field = &f;
+    if (field == nullptr || eq == std::string::npos) {
+      *error = "'" + item + "' is not a tile setting (use name=value with query_tile, key_block, " +
+               "score_vectors, score_rows, pv_rows or pv_vectors)";
+      return false;
+    }
+    int value = 0;
+    const char *begin = item.data() + eq + 1, *end = item.data() + item.size();
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || ptr != end || value < 1) {
+      *error = "'" + item + "': the value must be a positive integer";
+      return false;
+    }
+    tiles->*field->member = value;
+  }
+  return true;
+}
+
+std::string tile_problem(const attn::Spec &s, const CpuTiles &t) {
+  const int registers = vector_registers(t.vector_width);
+  auto text = [](const char *name, int value) { return std::string(name) + " " + std::to_string(value); };
+  for (const Field &f : core_fields)
+    if (t.*f.member < 1) return text(f.name, t.*f.member) + " is not positive";
+  // Bounds that keep a task's blocks in cache and its allocations small.
+  if (t.query_tile > 256) return text("query_tile", t.query_tile) + " is above 256";
+  if (t.key_block > 1024) return text("key_block", t.key_block) + " is above 1024";
+  if (t.score_vectors * t.score_rows + t.score_vectors + 1 > registers)
+    return "QK^T block " + std::to_string(t.score_vectors) + " x " + std::to_string(t.score_rows) +
+           " needs more than " + std::to_string(registers) + " vector registers";
+  if (t.query_tile % (t.vector_width * t.score_vectors) != 0)
+    return text("query_tile", t.query_tile) + " is not a multiple of score_vectors x lanes (" +
+           std::to_string(t.vector_width * t.score_vectors) + ")";
+  if (t.key_block % t.score_rows != 0)
+    return text("key_block", t.key_block) + " is not a multiple of " + text("score_rows", t.score_rows);
+  if (t.pv_rows * t.pv_vectors + t.pv_vectors + 1 > registers)
+    return "PV block " + std::to_string(t.pv_rows) + " x " + std::to_string(t.pv_vectors) +
+           " needs more than " + std::to_string(registers) + " vector registers";
+  if (t.query_tile % t.pv_rows != 0)
+    return text("query_tile", t.query_tile) + " is not a multiple of " + text("pv_rows", t.pv_rows);
+  if (t.pv_vector < 1 || s.head_dim_v % t.pv_vector != 0 || (s.head_dim_v / t.pv_vector) % t.pv_vectors != 0)
+    return text("pv_vectors", t.pv_vectors) + " does not divide head_dim_v's " +
+           std::to_string(t.pv_vector < 1 ? 0 : s.head_dim_v / t.pv_vector) + " vectors";
+  if (t.split_keys_max_queries >= t.query_tile)
+    return text("query_tile", t.query_tile) + " is not above the decode threshold " +
+           std::to_string(t.split_keys_max_queries);
+  return "";
+}
+
+std::vector<CpuTiles> tile_candidates(const attn::Spec &s, int native_lanes) {
+  const CpuTiles defaults = cpu_tiles(s, native_lanes);
+  std::vector<CpuTiles> out = {defaults};
+  const bool wide = native_lanes >= 16;
+  const std::pair<int, int> blocks[] = {wide ? std::pair{2, 8} : std::pair{2, 6},
+                                        wide ? std::pair{3, 6} : std::pair{3, 4},
+                                        wide ? std::pair{4, 4} : std::pair{2, 4}};
+  for (int query_tile : {32, 48, 64})
+    for (const auto &[vectors, rows] : blocks)
+      for (int key_block : {64, 96, 128}) {
+        CpuTiles t = defaults;
+        t.query_tile = query_tile;
+        t.score_vectors = vectors;
+        t.score_rows = rows;
+        t.key_block = key_block;
+        t.pv_rows = largest_pv_rows(t);
+        if (!tile_problem(s, t).empty()) continue;
+        const std::string text = core_tiles_text(t);
+        const bool seen = std::any_of(out.begin(), out.end(),
+                                      [&](const CpuTiles &o) { return core_tiles_text(o) == text; });
+        if (!seen) out.push_back(t);
+      }
+  return out;
 }
 
 }  // namespace attnc

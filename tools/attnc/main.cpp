@@ -9,13 +9,19 @@
 #include "attn/spec_text.h"
 #include "attn/validate.h"
 #include "attnc/compile.h"
+#include "attnc/tuning.h"
+#include "tune.h"
 
 namespace {
 
 const char *kUsage =
     "usage:\n"
     "  attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] --target T[,T...] -o DIR\n"
-    "            [--shared] [--basename NAME] [--no-runtime] [--entry-source-only] [--cc CC] [--stmt] [--asm] [-v]\n"
+    "            [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only] [--cc "
+    "CC]\n"
+    "            [--stmt] [--asm] [-v]\n"
+    "  attnc tune --spec TEXT --shape B,SQ,SK [--threads N] [--runs N] [--max-candidates N] [-o FILE]\n"
+    "                               time tile candidates here; write the fastest to a tuning file\n"
     "  attnc runtime --target T[,T...] -o FILE.a\n"
     "  attnc check --spec TEXT      print the resolved spec and its kernel id, or why it is invalid\n"
     "  attnc id --spec TEXT         print the kernel id\n"
@@ -52,16 +58,25 @@ int run_gen(int argc, char **argv) {
       (void)flag;
       return argv[++i];
     };
-    if (a == "--spec" || a == "--spec-file" || a == "--target" || a == "-o" || a == "--basename" || a == "--cc") {
+    if (a == "--spec" || a == "--spec-file" || a == "--target" || a == "-o" || a == "--basename" ||
+        a == "--cc" || a == "--tuning") {
       const char *v = value(a.c_str());
       if (!v) return usage_error(a + " needs a value");
       std::string error;
-      if (a == "--spec") o.specs.push_back(v);
-      else if (a == "--spec-file" && !read_spec_file(v, &o.specs, &error)) return usage_error(error);
-      else if (a == "--target") o.targets = v, have_target = true;
-      else if (a == "-o") o.out_dir = v;
-      else if (a == "--basename") o.basename = v;
-      else if (a == "--cc") o.cc = v;
+      if (a == "--spec")
+        o.specs.push_back(v);
+      else if (a == "--spec-file" && !read_spec_file(v, &o.specs, &error))
+        return usage_error(error);
+      else if (a == "--target")
+        o.targets = v, have_target = true;
+      else if (a == "-o")
+        o.out_dir = v;
+      else if (a == "--basename")
+        o.basename = v;
+      else if (a == "--cc")
+        o.cc = v;
+      else if (a == "--tuning" && !attnc::read_tuning_file(v, &o.tile_overrides, &error))
+        return usage_error(error);
     } else if (a == "--shared") {
       o.shared = true;
     } else if (a == "--no-runtime") {
@@ -138,6 +153,7 @@ int main(int argc, char **argv) {
   const std::string command = argv[1];
   if (command == "gen") return run_gen(argc, argv);
   if (command == "runtime") return run_runtime(argc, argv);
+  if (command == "tune") return attnc::tool::run_tune(argc, argv);
   if (command == "check") return run_check(argc, argv, false);
   if (command == "id") return run_check(argc, argv, true);
   if (command == "--help" || command == "-h" || command == "help") {

@@ -4,20 +4,24 @@
 #include <string>
 #include <vector>
 
+#include "attnc/tuning.h"
+
 namespace attnc {
 
 struct GenerateOptions {
   std::vector<std::string> specs;  // text forms; equal ids are generated once
   std::string targets = "host";    // see expand_targets()
   std::string out_dir;
-  std::string basename;            // a C identifier; files are <basename>.a/.so/.h/.json/_entry.c
-  bool shared = false;             // also link <basename>.so (kernels + entry + Halide runtime)
-  bool emit_runtime = true;        // write <basename>_runtime.a (one per application)
-  bool compile_entry = true;       // compile the entry into <basename>.a (needs a C compiler)
-  std::string cc;                  // C compiler; default $CC or "cc"
-  bool emit_stmt = false;           // also write Halide's lowered statement (<basename>_<id>.stmt)
-  bool emit_assembly = false;       // also write the generated assembly (<basename>_<id>.s)
+  std::string basename;        // a C identifier; files are <basename>.a/.so/.h/.json/_entry.c
+  bool shared = false;         // also link <basename>.so (kernels + entry + Halide runtime)
+  bool emit_runtime = true;    // write <basename>_runtime.a (one per application)
+  bool compile_entry = true;   // compile the entry into <basename>.a (needs a C compiler)
+  std::string cc;              // C compiler; default $CC or "cc"
+  bool emit_stmt = false;      // also write Halide's lowered statement (<basename>_<id>.stmt)
+  bool emit_assembly = false;  // also write the generated assembly (<basename>_<id>.s)
   bool verbose = false;
+  // Tile sizes per (kernel id, lanes) that replace the defaults (attnc gen --tuning FILE).
+  std::vector<TileOverride> tile_overrides;
 };
 
 struct GenerateResult {

@@ -14,6 +14,8 @@ struct KernelRecord {
   std::string spec_text;
   std::vector<std::string> targets;               // most capable first; variant i is <id>_v<i>
   std::vector<std::string> variant_cpu_features;  // per target
+  std::vector<std::string> variant_tiles;         // per target: core_tiles_text of the tiles used
+  std::vector<bool> variant_tuned;                // per target: tiles from a tuning file
   std::string required_cpu_features;              // the least capable variant's
   std::vector<ArgSpec> args;
   // Core form: a second pipeline, <id>_split_keys, runs when Sq <= split_keys_max_queries

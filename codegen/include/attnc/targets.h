@@ -19,4 +19,7 @@ TargetList expand_targets(const std::string &spec);
 // The CPU features (names as __builtin_cpu_supports takes them) a Halide target needs.
 std::string required_cpu_features(const std::string &halide_target);
 
+// f32 lanes of the native target's vectors (16 with AVX-512, 8 with AVX2, 4 with NEON or SSE).
+int native_lanes();
+
 }  // namespace attnc

@@ -1,6 +1,9 @@
 // attnc/tile_config.h: CPU tile sizes for a spec and a vector width, as one pure function.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "attn/spec.h"
 
 namespace attnc {
@@ -26,6 +29,23 @@ struct CpuTiles {
 
 // native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).
 CpuTiles cpu_tiles(const attn::Spec &resolved, int native_lanes);
+
+// The core's tunable fields as text: "query_tile=48,key_block=128,score_vectors=3,score_rows=4,
+// pv_rows=6,pv_vectors=2" (the form tuning files and the generator's "tiles" parameter use).
+std::string core_tiles_text(const CpuTiles &tiles);
+
+// Sets the fields text names (any of those above, comma separated). On an unknown name or a
+// value that is not a positive integer returns false with *error; tiles is then unspecified.
+bool apply_tiles_text(const std::string &text, CpuTiles *tiles, std::string *error);
+
+// "" when every size fits its register budget (32 vector registers at 16 lanes, else 16) and
+// divides what it must; otherwise the first problem, in words.
+std::string tile_problem(const attn::Spec &resolved, const CpuTiles &tiles);
+
+// Core tiles worth timing on a machine (attnc tune): the defaults first, then query tiles of
+// 32/48/64, three QK^T register blocks and key blocks of 64/96/128, each with the largest PV
+// block that fits; only those without a tile_problem, no duplicates.
+std::vector<CpuTiles> tile_candidates(const attn::Spec &resolved, int native_lanes);
 
 // The largest of {native, native/2, ..., 1} lanes that divides n.
 int lanes_dividing(int n, int native_lanes);

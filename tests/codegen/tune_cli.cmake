@@ -1,0 +1,66 @@
+# attnc tune end to end: times a few candidates, writes and merges a tuning file that attnc gen
+# then uses, and refuses bad input with a message. Run as cmake -DATTNC=... -DWORK_DIR=... -P.
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(spec "heads=2 head_dim=32 mask=causal")
+set(tuning "${WORK_DIR}/tuning.txt")
+
+function(expect_run code out_var err_var)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "expected exit ${code}, got ${rc}: ${ARGN}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+  set(${err_var} "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_contains text part what)
+  string(FIND "${text}" "${part}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${what}: expected '${part}' in:\n${text}")
+  endif()
+endfunction()
+
+execute_process(COMMAND ${ATTNC} id --spec "${spec}" OUTPUT_VARIABLE id OUTPUT_STRIP_TRAILING_WHITESPACE)
+
+# A file with another kernel's line first: tune adds its own and keeps that one.
+file(WRITE "${tuning}" "# kept\nattn_core_other lanes=8 tiles=key_block=64\n")
+expect_run(0 out err ${ATTNC} tune --spec "${spec}" --shape 2,37,53 --runs 1 --threads 1 --max-candidates 3 -o "${tuning}")
+expect_contains("${out}" "(defaults)" "tune output")
+expect_contains("${out}" "best: " "tune output")
+expect_run(0 out err ${ATTNC} tune --spec "${spec}" --shape 1,70,70 --runs 1 --threads 1 --max-candidates 2 -o "${tuning}")
+file(READ "${tuning}" text)
+expect_contains("${text}" "# kept\nattn_core_other lanes=8 tiles=key_block=64\n" "tuning file")
+string(REGEX MATCHALL "${id} lanes=[0-9]+ tiles=[a-z_=0-9,]+" lines "${text}")
+list(LENGTH lines count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "expected one line for ${id} after two runs, got ${count}:\n${text}")
+endif()
+expect_contains("${text}" "Sq=70 Sk=70" "the second run's line")
+
+# attnc gen uses it: the manifest marks the native variant tuned.
+expect_run(0 out err ${ATTNC} gen --spec "${spec}" --target native --tuning "${tuning}" -o "${WORK_DIR}/gen"
+           --entry-source-only)
+file(READ "${WORK_DIR}/gen/${id}.json" manifest)
+expect_contains("${manifest}" "\"tuned\": true" "manifest")
+
+# Bad input: usage errors exit 2, the rest 1; a corrupt tuning file is left alone.
+expect_run(2 out err ${ATTNC} tune --spec "${spec}" --shape 2,37)
+expect_contains("${err}" "expected B,SQ,SK" "short shape")
+expect_run(2 out err ${ATTNC} tune --spec "${spec}" --shape 2,0,5)
+expect_contains("${err}" "positive integers" "zero length")
+expect_run(2 out err ${ATTNC} tune --shape 1,2,3)
+expect_contains("${err}" "needs --spec" "no spec")
+expect_run(1 out err ${ATTNC} tune --spec "heads=0" --shape 1,2,3)
+expect_contains("${err}" "spec:" "invalid spec")
+expect_run(1 out err ${ATTNC} tune --spec "d_model=64 heads=2 form=block" --shape 1,16,32 --max-candidates 1)
+expect_contains("${err}" "SQ = SK" "block form with Sq != Sk")
+file(WRITE "${WORK_DIR}/corrupt.txt" "not a tuning line\n")
+expect_run(1 out err ${ATTNC} tune --spec "${spec}" --shape 1,8,8 --runs 1 --max-candidates 1 -o "${WORK_DIR}/corrupt.txt")
+expect_contains("${err}" "left as it was" "corrupt tuning file")
+file(READ "${WORK_DIR}/corrupt.txt" corrupt)
+if(NOT corrupt STREQUAL "not a tuning line\n")
+  message(FATAL_ERROR "the corrupt tuning file was changed: ${corrupt}")
+endif()
+expect_run(2 out err ${ATTNC} gen --spec "${spec}" --target native --tuning "${WORK_DIR}/corrupt.txt" -o "${WORK_DIR}/g2")
+expect_contains("${err}" "line 1" "gen with a corrupt tuning file")

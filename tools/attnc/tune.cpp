@@ -1,0 +1,324 @@
+// tune.cpp: attnc tune. Each candidate tiling becomes a shared library for this machine's
+// native target (the same AOT path as attnc gen), is timed through the runtime on random
+// inputs of the given shape, and is checked against the default tiling's output; the fastest
+// is written to a tuning file that attnc gen --tuning reads.
+#include "tune.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/kernel_id.h"
+#include "attn/runtime.h"
+#include "attn/spec_text.h"
+#include "attn/validate.h"
+#include "attnc/compile.h"
+#include "attnc/targets.h"
+#include "attnc/tile_config.h"
+#include "attnc/tuning.h"
+
+namespace attnc::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char *tune_usage =
+    "usage: attnc tune --spec TEXT --shape B,SQ,SK [--threads N] [--runs N] [--max-candidates N]\n"
+    "                  [-o TUNING_FILE] [--keep DIR]\n"
+    "Times tile candidates for this machine's native target on random inputs of the shape, checks\n"
+    "each against the default tiles' output, and writes the fastest to TUNING_FILE (replacing the\n"
+    "kernel's line for this vector width); attnc gen --tuning TUNING_FILE then uses it.\n";
+
+int fail(const std::string &message, int code = 1) {
+  std::fprintf(stderr, "attnc tune: %s\n", message.c_str());
+  if (code == 2) std::fputs(tune_usage, stderr);
+  return code;
+}
+
+struct Options {
+  std::string spec, out_file, keep_dir;
+  int64_t batch = 0, seq_q = 0, seq_k = 0;
+  int threads = 0, runs = 5, max_candidates = 0;
+};
+
+bool parse_int(const std::string &text, int64_t minimum, int64_t *out) {
+  try {
+    size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used != text.size() || value < minimum) return false;
+    *out = value;
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+// Returns an exit code, or -1 when the options are complete.
+int parse_options(int argc, char **argv, Options *o) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return fail(a + " needs a value (or is unknown)", 2);
+    const std::string v = argv[++i];
+    int64_t n = 0;
+    if (a == "--spec") {
+      o->spec = v;
+    } else if (a == "-o") {
+      o->out_file = v;
+    } else if (a == "--keep") {
+      o->keep_dir = v;
+    } else if (a == "--shape") {
+      std::stringstream in(v);
+      std::vector<int64_t> sizes;
+      for (std::string item; std::getline(in, item, ',');) {
+        if (!parse_int(item, 1, &n)) return fail("--shape '" + v + "': sizes must be positive integers", 2);
+        sizes.push_back(n);
+      }
+      if (sizes.size() != 3) return fail("--shape '" + v + "': expected B,SQ,SK", 2);
+      o->batch = sizes[0], o->seq_q = sizes[1], o->seq_k = sizes[2];
+    } else if (a == "--threads" || a == "--runs" || a == "--max-candidates") {
+      if (!parse_int(v, a == "--threads" ? 0 : 1, &n) || n > 100000)
+        return fail(a + " '" + v + "' is not a valid count", 2);
+      (a == "--threads" ? o->threads : a == "--runs" ? o->runs : o->max_candidates) = static_cast<int>(n);
+    } else {
+      return fail("unknown argument '" + a + "'", 2);
+    }
+  }
+  if (o->spec.empty()) return fail("tune needs --spec", 2);
+  if (o->batch == 0) return fail("tune needs --shape B,SQ,SK", 2);
+  return -1;
+}
+
+// One tensor per kernel argument, in the kernel's order, filled for a timing run: f32 normal,
+// key_lengths = Sk (every key kept), other i32 inputs 0, u8 masks 1.
+struct Tensors {
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::vector<unsigned char>> data;
+  std::vector<attn_arg> args;
+  int out_index = -1;
+};
+
+bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::string *error) {
+  std::mt19937 rng(1234);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int count = attn_kernel_arg_count(kernel);
+  t->shapes.resize(count);
+  t->data.resize(count);
+  for (int i = 0; i < count; ++i) {
+    attn_arg_info info;
+    attn_kernel_arg(kernel, i, &info);
+    int64_t elements = 1;
+    for (int d = 0; d < info.rank; ++d) {
+      int64_t size = info.fixed_shape[d];
+      if (size == 0) {
+        const std::string name = info.dim_names[d] != nullptr ? info.dim_names[d] : "";
+        if (name == "B")
+          size = o.batch;
+        else if (name == "Sq")
+          size = o.seq_q;
+        else if (name == "Sk")
+          size = o.seq_k;
+        else if (name == "S" && o.seq_q == o.seq_k)
+          size = o.seq_q;
+        else {
+          *error = std::string("argument '") + info.name + "' has dim '" + name +
+                   "', which --shape does not give" + (name == "S" ? " (the block form needs SQ = SK)" : "");
+          return false;
+        }
+      }
+      t->shapes[i].push_back(size);
+      elements *= size;
+    }
+    const size_t bytes = info.dtype == ATTN_U8 ? 1 : 4;
+    t->data[i].resize(static_cast<size_t>(elements) * bytes);
+    if (info.dtype == ATTN_F32) {
+      float *values = reinterpret_cast<float *>(t->data[i].data());
+      for (int64_t e = 0; e < elements; ++e) values[e] = info.is_output ? 0.0f : normal(rng);
+    } else if (info.dtype == ATTN_I32) {
+      const int32_t value = std::string(info.name) == "key_lengths" ? static_cast<int32_t>(o.seq_k) : 0;
+      int32_t *values = reinterpret_cast<int32_t *>(t->data[i].data());
+      std::fill(values, values + elements, value);
+    } else {
+      std::fill(t->data[i].begin(), t->data[i].end(), static_cast<unsigned char>(1));
+    }
+    if (std::string(info.name) == "out") t->out_index = i;
+    t->args.push_back({info.name, {t->data[i].data(), info.dtype, info.rank, t->shapes[i].data(), nullptr}});
+  }
+  if (t->out_index < 0) {
+    *error = "the kernel has no 'out' argument";
+    return false;
+  }
+  return true;
+}
+
+struct Timing {
+  bool ok = false;
+  std::string message;
+  double median_ms = 0;
+  double max_diff = 0;
+};
+
+// Generates the candidate as a shared library, opens it and times it on the tensors.
+Timing time_candidate(const Options &o, const std::string &id, int lanes, const CpuTiles &tiles,
+                      const fs::path &dir, Tensors *tensors, std::vector<float> *reference) {
+  Timing timing;
+  GenerateOptions g;
+  g.specs = {o.spec};
+  g.targets = "native";
+  g.out_dir = dir.string();
+  g.basename = "tune";
+  g.shared = true;
+  g.tile_overrides = {{id, lanes, core_tiles_text(tiles)}};
+  const GenerateResult generated = generate_library(g);
+  if (!generated.ok) {
+    timing.message = generated.message;
+    return timing;
+  }
+  attn_library *library = nullptr;
+  if (attn_library_open((dir / "tune.so").string().c_str(), &library) != ATTN_OK) {
+    timing.message = attn_last_error();
+    return timing;
+  }
+  struct Closer {
+    attn_library *library;
+    ~Closer() { attn_library_close(library); }
+  } closer{library};
+  const attn_kernel *kernel = nullptr;
+  if (attn_library_find_kernel(library, id.c_str(), &kernel) != ATTN_OK ||
+      attn_kernel_set_threads(kernel, o.threads) != ATTN_OK) {
+    timing.message = attn_last_error();
+    return timing;
+  }
+  if (tensors->args.empty()) {
+    std::string error;
+    if (!make_tensors(kernel, o, tensors, &error)) {
+      timing.message = error;
+      return timing;
+    }
+  }
+  const int count = static_cast<int>(tensors->args.size());
+  std::vector<double> ms;
+  for (int run = 0; run <= o.runs; ++run) {  // run 0 warms up
+    const auto start = std::chrono::steady_clock::now();
+    if (attn_run(kernel, tensors->args.data(), count) != ATTN_OK) {
+      timing.message = attn_last_error();
+      return timing;
+    }
+    const auto stop = std::chrono::steady_clock::now();
+    if (run > 0) ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  timing.median_ms = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  // Every candidate must give the defaults' output (the first candidate's) to rounding.
+  const std::vector<unsigned char> &bytes = tensors->data[static_cast<size_t>(tensors->out_index)];
+  const float *out = reinterpret_cast<const float *>(bytes.data());
+  const size_t n = bytes.size() / sizeof(float);
+  if (reference->empty()) reference->assign(out, out + n);
+  double scale = 1.0;
+  for (size_t e = 0; e < n; ++e) {
+    scale = std::max(scale, std::fabs(static_cast<double>((*reference)[e])));
+    const double diff = std::fabs(static_cast<double>(out[e]) - (*reference)[e]);
+    timing.max_diff = std::isnan(diff) ? INFINITY : std::max(timing.max_diff, diff);
+  }
+  if (!(timing.max_diff <= 1e-4 * scale)) {
+    timing.message = "its output differs from the default tiles' by " + std::to_string(timing.max_diff);
+    return timing;
+  }
+  timing.ok = true;
+  return timing;
+}
+
+std::string today() {
+  char text[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof(text), "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+int run_tune(int argc, char **argv) {
+  Options o;
+  if (const int code = parse_options(argc, argv, &o); code >= 0) return code;
+  const attn::ParseResult parsed = attn::parse_spec(o.spec);
+  if (!parsed.ok) return fail("spec: " + parsed.message);
+  const attn::Spec spec = attn::resolve(parsed.spec);
+  const std::string id = attn::kernel_id(spec);
+  const int lanes = native_lanes();
+  std::vector<CpuTiles> candidates = tile_candidates(spec, lanes);
+  if (o.max_candidates > 0 && static_cast<int>(candidates.size()) > o.max_candidates)
+    candidates.resize(static_cast<size_t>(o.max_candidates));
+
+  const fs::path work = o.keep_dir.empty()
+                            ? fs::temp_directory_path() / ("attnc_tune_" + std::to_string(getpid()))
+                            : fs::path(o.keep_dir);
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  if (ec) return fail("cannot create '" + work.string() + "': " + ec.message());
+  struct Cleanup {
+    fs::path dir;
+    bool keep;
+    ~Cleanup() {
+      std::error_code ignored;
+      if (!keep) fs::remove_all(dir, ignored);
+    }
+  } cleanup{work, !o.keep_dir.empty()};
+
+  std::printf("attnc tune: %s, B=%lld Sq=%lld Sk=%lld, %d lanes, %zu candidates, median of %d runs\n",
+              id.c_str(), static_cast<long long>(o.batch), static_cast<long long>(o.seq_q),
+              static_cast<long long>(o.seq_k), lanes, candidates.size(), o.runs);
+  Tensors tensors;
+  std::vector<float> reference;
+  int best = -1;
+  double best_ms = 0, default_ms = 0;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const std::string text = core_tiles_text(candidates[c]);
+    const Timing t =
+        time_candidate(o, id, lanes, candidates[c], work / ("c" + std::to_string(c)), &tensors, &reference);
+    if (!t.ok) {
+      if (c == 0) return fail("the default tiles (" + text + ") failed: " + t.message);
+      std::printf("  %2zu  failed: %s  (%s)\n", c, t.message.c_str(), text.c_str());
+      continue;
+    }
+    std::printf("  %2zu  %9.3f ms  %s%s\n", c, t.median_ms, text.c_str(), c == 0 ? "  (defaults)" : "");
+    std::fflush(stdout);
+    if (c == 0) default_ms = t.median_ms;
+    if (best < 0 || t.median_ms < best_ms) best = static_cast<int>(c), best_ms = t.median_ms;
+  }
+  const std::string winner = core_tiles_text(candidates[static_cast<size_t>(best)]);
+  std::printf("best: %s, %.3f ms (defaults %.3f ms, %.2fx)\n", winner.c_str(), best_ms, default_ms,
+              default_ms / best_ms);
+  if (o.out_file.empty()) return 0;
+
+  std::string existing;
+  if (std::ifstream in(o.out_file); in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    existing = text.str();
+    std::vector<TileOverride> entries;
+    std::string error;
+    if (!parse_tuning(existing, &entries, &error))
+      return fail("tuning file '" + o.out_file + "' is not valid, left as it was: " + error);
+  }
+  char comment[256];
+  std::snprintf(comment, sizeof(comment),
+                "attnc tune %s: B=%lld Sq=%lld Sk=%lld threads=%d: %.3f ms, defaults %.3f ms",
+                today().c_str(), static_cast<long long>(o.batch), static_cast<long long>(o.seq_q),
+                static_cast<long long>(o.seq_k), o.threads, best_ms, default_ms);
+  const std::string merged = merge_tuning(existing, {id, lanes, winner}, comment);
+  std::ofstream out(o.out_file, std::ios::trunc);
+  if (!(out << merged)) return fail("cannot write '" + o.out_file + "'");
+  std::printf("wrote %s\n", o.out_file.c_str());
+  return 0;
+}
+
+}  // namespace attnc::tool
