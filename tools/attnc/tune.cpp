@@ -35,8 +35,9 @@ namespace fs = std::filesystem;
 const char *tune_usage =
     "usage: attnc tune --spec TEXT --shape B,SQ,SK [--threads N] [--runs N] [--max-candidates N]\n"
     "                  [-o TUNING_FILE] [--keep DIR]\n"
-    "Times tile candidates for this machine's native target on random inputs of the shape, checks\n"
-    "each against the default tiles' output, and writes the fastest to TUNING_FILE (replacing the\n"
+    "Times tile candidates for this machine's native target on random inputs of the shape (RUNS\n"
+    "interleaved rounds, one run of each candidate per round; the median counts), checks each against\n"
+    "the default tiles' output, and writes the fastest to TUNING_FILE (replacing the\n"
     "kernel's line for this vector width); attnc gen --tuning TUNING_FILE then uses it.\n";
 
 int fail(const std::string &message, int code = 1) {
@@ -160,81 +161,72 @@ bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::
   return true;
 }
 
-struct Timing {
-  bool ok = false;
-  std::string message;
-  double median_ms = 0;
-  double max_diff = 0;
+// One candidate: its library, opened, and the milliseconds of its timed runs.
+struct Candidate {
+  CpuTiles tiles;
+  std::string message;  // why it was dropped; "" while it is in the running
+  attn_library *library = nullptr;
+  const attn_kernel *kernel = nullptr;
+  std::vector<double> ms;
+
+  Candidate() = default;
+  Candidate(const Candidate &) = delete;
+  Candidate &operator=(const Candidate &) = delete;
+  ~Candidate() {
+    if (library != nullptr) attn_library_close(library);
+  }
+  double median() const {
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t n = sorted.size();
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  }
 };
 
-// Generates the candidate as a shared library, opens it and times it on the tensors.
-Timing time_candidate(const Options &o, const std::string &id, int lanes, const CpuTiles &tiles,
-                      const fs::path &dir, Tensors *tensors, std::vector<float> *reference) {
-  Timing timing;
+// Generates the candidate as a shared library for the native target and opens it.
+void build_candidate(const Options &o, const std::string &id, int lanes, const fs::path &dir, Candidate *c) {
   GenerateOptions g;
   g.specs = {o.spec};
   g.targets = "native";
   g.out_dir = dir.string();
   g.basename = "tune";
   g.shared = true;
-  g.tile_overrides = {{id, lanes, core_tiles_text(tiles)}};
+  g.tile_overrides = {{id, lanes, core_tiles_text(c->tiles)}};
   const GenerateResult generated = generate_library(g);
   if (!generated.ok) {
-    timing.message = generated.message;
-    return timing;
+    c->message = generated.message;
+    return;
   }
-  attn_library *library = nullptr;
-  if (attn_library_open((dir / "tune.so").string().c_str(), &library) != ATTN_OK) {
-    timing.message = attn_last_error();
-    return timing;
+  if (attn_library_open((dir / "tune.so").string().c_str(), &c->library) != ATTN_OK ||
+      attn_library_find_kernel(c->library, id.c_str(), &c->kernel) != ATTN_OK ||
+      attn_kernel_set_threads(c->kernel, o.threads) != ATTN_OK)
+    c->message = attn_last_error();
+}
+
+// Runs the candidate once; returns its milliseconds, or a negative value with c->message set.
+double run_once(Candidate *c, Tensors *tensors) {
+  const auto start = std::chrono::steady_clock::now();
+  if (attn_run(c->kernel, tensors->args.data(), static_cast<int>(tensors->args.size())) != ATTN_OK) {
+    c->message = attn_last_error();
+    return -1;
   }
-  struct Closer {
-    attn_library *library;
-    ~Closer() { attn_library_close(library); }
-  } closer{library};
-  const attn_kernel *kernel = nullptr;
-  if (attn_library_find_kernel(library, id.c_str(), &kernel) != ATTN_OK ||
-      attn_kernel_set_threads(kernel, o.threads) != ATTN_OK) {
-    timing.message = attn_last_error();
-    return timing;
-  }
-  if (tensors->args.empty()) {
-    std::string error;
-    if (!make_tensors(kernel, o, tensors, &error)) {
-      timing.message = error;
-      return timing;
-    }
-  }
-  const int count = static_cast<int>(tensors->args.size());
-  std::vector<double> ms;
-  for (int run = 0; run <= o.runs; ++run) {  // run 0 warms up
-    const auto start = std::chrono::steady_clock::now();
-    if (attn_run(kernel, tensors->args.data(), count) != ATTN_OK) {
-      timing.message = attn_last_error();
-      return timing;
-    }
-    const auto stop = std::chrono::steady_clock::now();
-    if (run > 0) ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  timing.median_ms = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-  // Every candidate must give the defaults' output (the first candidate's) to rounding.
-  const std::vector<unsigned char> &bytes = tensors->data[static_cast<size_t>(tensors->out_index)];
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The candidate's output must be the defaults' (reference, empty for the defaults) to rounding.
+void check_output(Candidate *c, const Tensors &tensors, std::vector<float> *reference) {
+  const std::vector<unsigned char> &bytes = tensors.data[static_cast<size_t>(tensors.out_index)];
   const float *out = reinterpret_cast<const float *>(bytes.data());
   const size_t n = bytes.size() / sizeof(float);
   if (reference->empty()) reference->assign(out, out + n);
-  double scale = 1.0;
+  double scale = 1.0, max_diff = 0.0;
   for (size_t e = 0; e < n; ++e) {
     scale = std::max(scale, std::fabs(static_cast<double>((*reference)[e])));
     const double diff = std::fabs(static_cast<double>(out[e]) - (*reference)[e]);
-    timing.max_diff = std::isnan(diff) ? INFINITY : std::max(timing.max_diff, diff);
+    max_diff = std::isnan(diff) ? INFINITY : std::max(max_diff, diff);
   }
-  if (!(timing.max_diff <= 1e-4 * scale)) {
-    timing.message = "its output differs from the default tiles' by " + std::to_string(timing.max_diff);
-    return timing;
-  }
-  timing.ok = true;
-  return timing;
+  if (!(max_diff <= 1e-4 * scale))
+    c->message = "its output differs from the default tiles' by " + std::to_string(max_diff);
 }
 
 std::string today() {
@@ -273,28 +265,42 @@ int run_tune(int argc, char **argv) {
     }
   } cleanup{work, !o.keep_dir.empty()};
 
-  std::printf("attnc tune: %s, B=%lld Sq=%lld Sk=%lld, %d lanes, %zu candidates, median of %d runs\n",
-              id.c_str(), static_cast<long long>(o.batch), static_cast<long long>(o.seq_q),
-              static_cast<long long>(o.seq_k), lanes, candidates.size(), o.runs);
+  std::printf(
+      "attnc tune: %s, B=%lld Sq=%lld Sk=%lld, %d lanes, %zu candidates, median of %d interleaved rounds\n",
+      id.c_str(), static_cast<long long>(o.batch), static_cast<long long>(o.seq_q),
+      static_cast<long long>(o.seq_k), lanes, candidates.size(), o.runs);
+  // Build and check every candidate first, then time them in interleaved rounds, so that the
+  // machine's drift (several percent on a shared VM) spreads over all of them alike.
+  std::vector<Candidate> all(candidates.size());
   Tensors tensors;
   std::vector<float> reference;
-  int best = -1;
-  double best_ms = 0, default_ms = 0;
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    const std::string text = core_tiles_text(candidates[c]);
-    const Timing t =
-        time_candidate(o, id, lanes, candidates[c], work / ("c" + std::to_string(c)), &tensors, &reference);
-    if (!t.ok) {
-      if (c == 0) return fail("the default tiles (" + text + ") failed: " + t.message);
-      std::printf("  %2zu  failed: %s  (%s)\n", c, t.message.c_str(), text.c_str());
+  for (size_t c = 0; c < all.size(); ++c) {
+    all[c].tiles = candidates[c];
+    build_candidate(o, id, lanes, work / ("c" + std::to_string(c)), &all[c]);
+    std::string error;
+    if (all[c].message.empty() && tensors.args.empty() && !make_tensors(all[c].kernel, o, &tensors, &error))
+      return fail(error);
+    if (all[c].message.empty() && run_once(&all[c], &tensors) >= 0)
+      check_output(&all[c], tensors, &reference);
+    if (c == 0 && !all[c].message.empty())
+      return fail("the default tiles (" + core_tiles_text(candidates[0]) + ") failed: " + all[c].message);
+  }
+  for (int round = 0; round < o.runs; ++round)
+    for (Candidate &c : all)
+      if (c.message.empty())
+        if (const double ms = run_once(&c, &tensors); ms >= 0) c.ms.push_back(ms);
+  int best = 0;
+  for (size_t c = 0; c < all.size(); ++c) {
+    const std::string text = core_tiles_text(all[c].tiles);
+    if (!all[c].message.empty()) {
+      std::printf("  %2zu  failed: %s  (%s)\n", c, all[c].message.c_str(), text.c_str());
       continue;
     }
-    std::printf("  %2zu  %9.3f ms  %s%s\n", c, t.median_ms, text.c_str(), c == 0 ? "  (defaults)" : "");
-    std::fflush(stdout);
-    if (c == 0) default_ms = t.median_ms;
-    if (best < 0 || t.median_ms < best_ms) best = static_cast<int>(c), best_ms = t.median_ms;
+    std::printf("  %2zu  %9.3f ms  %s%s\n", c, all[c].median(), text.c_str(), c == 0 ? "  (defaults)" : "");
+    if (all[c].median() < all[static_cast<size_t>(best)].median()) best = static_cast<int>(c);
   }
-  const std::string winner = core_tiles_text(candidates[static_cast<size_t>(best)]);
+  const double best_ms = all[static_cast<size_t>(best)].median(), default_ms = all[0].median();
+  const std::string winner = core_tiles_text(all[static_cast<size_t>(best)].tiles);
   std::printf("best: %s, %.3f ms (defaults %.3f ms, %.2fx)\n", winner.c_str(), best_ms, default_ms,
               default_ms / best_ms);
   if (o.out_file.empty()) return 0;
