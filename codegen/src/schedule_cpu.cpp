@@ -1,13 +1,14 @@
 // CPU schedules (x86 AVX2/AVX-512, ARM NEON): one family, sized by cpu_tiles().
 //
-// Measured 2026-12-03 04:05, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
-// W1 B1 H12 S1024 D64 none 54.2 ms (63% of the 94.1 GFLOP/s FMA peak; ONNX Runtime's
-// MultiHeadAttention 0.83x that time, oneDNN 1.07x, the unfused NumPy/OpenBLAS peer 2.08x);
-// causal 29.3 ms (1.73x faster than ONNX Runtime); decode W4 (split keys) 6.2 ms, 21.7 GB/s,
+// Measured 2026-12-03 06:09, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
+// W1 B1 H12 S1024 D64 none 53.5 ms (65% of the 92.3 GFLOP/s FMA peak; ONNX Runtime's
+// MultiHeadAttention 0.85x that time, oneDNN 1.12x, the unfused NumPy/OpenBLAS peer 2.20x);
+// causal 30.4 ms (1.79x faster than ONNX Runtime); decode W4 (split keys) 6.8 ms, 19.7 GB/s,
 // 2.0x oneDNN. It beat: a task index fusing (batch, tile, head), which made bounds inference
 // allocate state for every head (302 ms causal, profiled), 16-accumulator AVX2 register
 // blocks, which spilled, a PV block of 1 row x all of Dv (1 thread: 190 ms against 153 ms for
-// 4 rows x 2 vectors), and Halide prefetches of K and V (1 thread: +6-8%).
+// 4 rows x 2 vectors), Halide prefetches of K and V (1 thread: +6-8%), and packing each key
+// block's K and V rows contiguous (1 thread: 108 -> 114 ms).
 // Mask sweeps (H=8 D=64, bench/mask_skipping.sh): causal/none 0.50 at S=4096, padding at S/4
 // 0.20 of full, window(256,0) 4.09x from S=4096 to 16384, window|global 0.022 of dense.
 #include "attnc/schedule_cpu.h"
