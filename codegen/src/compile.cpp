@@ -147,14 +147,29 @@ GenerateResult generate_library(const GenerateOptions &o) {
           return result;
         }
       }
-      k.variant_tiles.push_back(core_tiles_text(tiles));
-      k.variant_tuned.push_back(tuned != nullptr);
+      VariantTiles v;
+      v.tiles = core_tiles_text(tiles);
+      v.tuned = tuned != nullptr;
+      v.query_tile = tiles.query_tile;
+      v.key_block = tiles.key_block;
+      // Tuned tiles serve every shape: the user measured them for theirs.
+      const CpuTiles short_tiles = cpu_tiles_short(spec, lanes);
+      if (spec.form == attn::Form::core && !v.tuned && short_tiles.query_tile > 0 &&
+          core_tiles_text(short_tiles) != v.tiles) {
+        v.short_tiles = core_tiles_text(short_tiles);
+        v.short_query_tile = short_tiles.query_tile;
+        v.short_key_block = short_tiles.key_block;
+      }
+      k.variant_tiles.push_back(v);
     }
     k.required_cpu_features = k.variant_cpu_features.back();
     k.args = kernel_arguments(spec);
     if (spec.form == attn::Form::core) {
       for (size_t a = 0; a < k.args.size(); ++a)
-        if (k.args[a].name == "q") k.q_arg = static_cast<int>(a);
+        if (k.args[a].name == "q")
+          k.q_arg = static_cast<int>(a);
+        else if (k.args[a].name == "k")
+          k.k_arg = static_cast<int>(a);
       // The same threshold for every target: the tile sizes' own (AVX2 and AVX-512 agree).
       k.split_keys_max_queries = cpu_tiles(spec, 8).split_keys_max_queries;
     }
@@ -163,12 +178,21 @@ GenerateResult generate_library(const GenerateOptions &o) {
 
   std::vector<fs::path> archives;
   for (const KernelRecord &k : kernels) {
-    std::vector<std::pair<std::string, std::string>> pipelines = {{k.id, "tiles"}};
-    if (k.split_keys_max_queries > 0) pipelines.push_back({k.id + "_split_keys", "split_keys"});
-    // One Halide function per target rather than Halide's multitarget wrapper: that wrapper
-    // caches its first choice, and the runtime must be able to pick (attn_set_max_isa).
-    for (const auto &[pipeline_name, core_path] : pipelines) {
-      for (size_t v = 0; v < k.targets.size(); ++v) {
+    // Per variant: the main pipeline, the short-sequence one, the decode one. One Halide function
+    // per target rather than Halide's multitarget wrapper: that wrapper caches its first
+    // choice, and the runtime must be able to pick (attn_set_max_isa).
+    for (size_t v = 0; v < k.targets.size(); ++v) {
+      const VariantTiles &tiles = k.variant_tiles[v];
+      struct Pipeline {
+        std::string name, core_path, tiles;
+      };
+      const std::string suffix = "_v" + std::to_string(v);
+      std::vector<Pipeline> pipelines = {{k.id + suffix, "tiles", tiles.tuned ? tiles.tiles : ""}};
+      if (!tiles.short_tiles.empty())
+        pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
+      if (k.split_keys_max_queries > 0)
+        pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
+      for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;
         args.output_dir = dir.string();
         args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
@@ -176,18 +200,17 @@ GenerateResult generate_library(const GenerateOptions &o) {
         if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
         args.targets = {kernel_target(k.targets[v])};
         args.generator_name = "attn_kernel";
-        args.function_name = pipeline_name + "_v" + std::to_string(v);
-        args.file_base_name = o.basename + "_" + args.function_name;
+        args.function_name = p.name;
+        args.file_base_name = o.basename + "_" + p.name;
         args.create_generator = [](const std::string &, const Halide::GeneratorContext &context) {
           return create_attention_generator(context);
         };
-        args.generator_params = {{"spec", k.spec_text}, {"core_path", core_path}};
-        if (k.variant_tuned[v]) args.generator_params["tiles"] = k.variant_tiles[v];
+        args.generator_params = {{"spec", k.spec_text}, {"core_path", p.core_path}};
+        if (!p.tiles.empty()) args.generator_params["tiles"] = p.tiles;
         try {
           Halide::Internal::execute_generator(args);
         } catch (const Halide::Error &e) {
-          result.message =
-              "kernel " + args.function_name + " (" + k.targets[v] + "): Halide failed: " + e.what();
+          result.message = "kernel " + p.name + " (" + k.targets[v] + "): Halide failed: " + e.what();
           return result;
         }
         archives.push_back(dir / (args.file_base_name + ".a"));

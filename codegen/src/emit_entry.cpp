@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "attnc/emit.h"
+#include "attnc/tile_config.h"
 
 namespace attnc {
 namespace {
@@ -45,8 +46,12 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   const std::string &id = k.id;
   const size_t n = k.args.size();
   const bool split = k.split_keys_max_queries > 0 && k.q_arg >= 0;
+  bool any_short = false;
   for (size_t v = 0; v < k.targets.size(); ++v) {
+    const bool has_short = !k.variant_tiles[v].short_tiles.empty() && k.q_arg >= 0 && k.k_arg >= 0;
+    any_short = any_short || has_short;
     declare(o, id + "_v" + std::to_string(v), n);
+    if (has_short) declare(o, id + "_short_v" + std::to_string(v), n);
     if (split) declare(o, id + "_split_keys_v" + std::to_string(v), n);
   }
   o << "\n";
@@ -68,16 +73,25 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   o << "};\n\n";
   o << "static int " << id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n";
   o << "  halide_set_error_handler(attn_abi_record_error);\n";
-  if (split)
-    o << "  const int split_keys = attn_halide_extent(buffers[" << k.q_arg
-      << "], 2) <= " << k.split_keys_max_queries << ";\n";
+  if (split || any_short) o << "  const int32_t seq_q = attn_halide_extent(buffers[" << k.q_arg << "], 2);\n";
+  if (any_short) o << "  const int32_t seq_k = attn_halide_extent(buffers[" << k.k_arg << "], 2);\n";
+  if (split) o << "  const int split_keys = seq_q <= " << k.split_keys_max_queries << ";\n";
   o << "  switch (variant) {\n";
   for (size_t v = 0; v < k.targets.size(); ++v) {
+    const VariantTiles &t = k.variant_tiles[v];
     const std::string suffix = "_v" + std::to_string(v);
     o << "    case " << v << ":\n";
     if (split) {
       o << "      if (split_keys) return ";
       call(o, id + "_split_keys" + suffix, n);
+      o << ";\n";
+    }
+    if (!t.short_tiles.empty() && k.q_arg >= 0 && k.k_arg >= 0) {
+      // short_tiles_win() in C: fewer padded scores, after the default tiles' speedup.
+      o << "      if (attn_padded(seq_q, " << t.short_query_tile << ") * attn_padded(seq_k, "
+        << t.short_key_block << ") * " << default_tiles_speedup << " < attn_padded(seq_q, " << t.query_tile
+        << ") * attn_padded(seq_k, " << t.key_block << "))\n        return ";
+      call(o, id + "_short" + suffix, n);
       o << ";\n";
     }
     o << "      return ";
@@ -124,6 +138,10 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "};\n"
     << "static int32_t attn_halide_extent(void *buffer, int d) {\n"
     << "  return ((const struct attn_halide_buffer_view *)buffer)->dim[d].extent;\n"
+    << "}\n\n"
+    << "/* Whole tiles of `tile` covering n. */\n"
+    << "static inline double attn_padded(int32_t n, int32_t tile) {\n"
+    << "  return (double)((n + tile - 1) / tile * tile);\n"
     << "}\n\n"
     << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n\n";
   for (const KernelRecord &k : kernels) write_kernel(o, k, basename);

@@ -53,8 +53,11 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
     for (size_t v = 0; v < k.targets.size(); ++v) {
       o << (v ? "," : "") << "\n        {\"target\": " << json_string(k.targets[v])
         << ", \"required_cpu_features\": " << json_string(k.variant_cpu_features[v])
-        << ", \"tiles\": " << json_string(k.variant_tiles[v])
-        << ", \"tuned\": " << (k.variant_tuned[v] ? "true" : "false") << "}";
+        << ", \"tiles\": " << json_string(k.variant_tiles[v].tiles)
+        << ", \"tuned\": " << (k.variant_tiles[v].tuned ? "true" : "false");
+      if (!k.variant_tiles[v].short_tiles.empty())
+        o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
+      o << "}";
     }
     o << "\n      ],\n"
       << "      \"args\": [";

@@ -147,3 +147,33 @@ TEST_CASE("merging replaces the entry of the same kernel and width, and keeps th
   REQUIRE(attnc::parse_tuning(appended, &entries, &error));
   CHECK(entries.size() == 3);
 }
+
+TEST_CASE("short-sequence tiles: valid where they exist, and chosen only where they pad less") {
+  for (const char *text : {"heads=12 head_dim=64", "heads=12 head_dim=64 mask=causal", "heads=3 head_dim=80",
+                           "heads=2 head_dim=7 head_dim_v=9"})
+    for (int lanes : {4, 8, 16}) {
+      CAPTURE(text);
+      CAPTURE(lanes);
+      const attn::Spec s = spec_of(text);
+      const attnc::CpuTiles short_tiles = attnc::cpu_tiles_short(s, lanes);
+      if (lanes >= 16) {
+        CHECK(short_tiles.query_tile == 0);  // none where nobody measured them
+        continue;
+      }
+      CHECK(attnc::tile_problem(s, short_tiles).empty());
+      CHECK(short_tiles.query_tile < attnc::cpu_tiles(s, lanes).query_tile);
+    }
+  const attn::Spec s = spec_of("heads=12 head_dim=64");
+  const attnc::CpuTiles defaults = attnc::cpu_tiles(s, 8), short_tiles = attnc::cpu_tiles_short(s, 8);
+  // Measured winners (docs/PERFORMANCE.md): short for S = 256 and Sq 100 x Sk 300; the defaults
+  // for S = 512 and 1024. The kernel sweeps' 1000 x 1000 cases run the defaults, the rest short.
+  CHECK(attnc::short_tiles_win(256, 256, defaults, short_tiles));
+  CHECK(attnc::short_tiles_win(100, 300, defaults, short_tiles));
+  CHECK_FALSE(attnc::short_tiles_win(512, 512, defaults, short_tiles));
+  CHECK_FALSE(attnc::short_tiles_win(1024, 1024, defaults, short_tiles));
+  CHECK_FALSE(attnc::short_tiles_win(1000, 1000, defaults, short_tiles));
+  CHECK(attnc::short_tiles_win(129, 129, defaults, short_tiles));
+  attnc::CpuTiles none = short_tiles;
+  none.query_tile = 0;
+  CHECK_FALSE(attnc::short_tiles_win(100, 300, defaults, none));
+}

@@ -183,15 +183,17 @@ struct Candidate {
   }
 };
 
-// Generates the candidate as a shared library for the native target and opens it.
-void build_candidate(const Options &o, const std::string &id, int lanes, const fs::path &dir, Candidate *c) {
+// Generates the candidate as a shared library for the native target and opens it. The defaults
+// are built as attnc gen builds them, with no tuning file (so with their short-sequence tiles).
+void build_candidate(const Options &o, const std::string &id, int lanes, const fs::path &dir, bool defaults,
+                     Candidate *c) {
   GenerateOptions g;
   g.specs = {o.spec};
   g.targets = "native";
   g.out_dir = dir.string();
   g.basename = "tune";
   g.shared = true;
-  g.tile_overrides = {{id, lanes, core_tiles_text(c->tiles)}};
+  if (!defaults) g.tile_overrides = {{id, lanes, core_tiles_text(c->tiles)}};
   const GenerateResult generated = generate_library(g);
   if (!generated.ok) {
     c->message = generated.message;
@@ -276,7 +278,7 @@ int run_tune(int argc, char **argv) {
   std::vector<float> reference;
   for (size_t c = 0; c < all.size(); ++c) {
     all[c].tiles = candidates[c];
-    build_candidate(o, id, lanes, work / ("c" + std::to_string(c)), &all[c]);
+    build_candidate(o, id, lanes, work / ("c" + std::to_string(c)), c == 0, &all[c]);
     std::string error;
     if (all[c].message.empty() && tensors.args.empty() && !make_tensors(all[c].kernel, o, &tensors, &error))
       return fail(error);

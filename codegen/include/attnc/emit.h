@@ -8,20 +8,30 @@
 
 namespace attnc {
 
+// The tiles of one variant: its main pipeline's, and a short-sequence pipeline's if it has one.
+struct VariantTiles {
+  std::string tiles;   // core_tiles_text of the main pipeline's tiles
+  bool tuned = false;  // from a tuning file (then there is no short pipeline)
+  int query_tile = 0, key_block = 0;
+  std::string short_tiles;  // "" when there is no short pipeline
+  int short_query_tile = 0, short_key_block = 0;
+};
+
 // One generated kernel, as the runtime and the manifest describe it.
 struct KernelRecord {
   std::string id;
   std::string spec_text;
   std::vector<std::string> targets;               // most capable first; variant i is <id>_v<i>
   std::vector<std::string> variant_cpu_features;  // per target
-  std::vector<std::string> variant_tiles;         // per target: core_tiles_text of the tiles used
-  std::vector<bool> variant_tuned;                // per target: tiles from a tuning file
+  std::vector<VariantTiles> variant_tiles;        // per target
   std::string required_cpu_features;              // the least capable variant's
   std::vector<ArgSpec> args;
-  // Core form: a second pipeline, <id>_split_keys, runs when Sq <= split_keys_max_queries
-  // (0: none). The entry reads Sq from the q buffer (args[q_arg], dim 2 in Halide order).
+  // Core form: a second pipeline, <id>_split_keys_v<i>, runs when Sq <= split_keys_max_queries
+  // (0: none), and a third, <id>_short_v<i>, where the variant has short tiles and they win for
+  // the call's Sq x Sk (short_tiles_win). The entry reads Sq and Sk from the q and k buffers
+  // (args[q_arg], args[k_arg], dim 2 in Halide order).
   int split_keys_max_queries = 0;
-  int q_arg = -1;
+  int q_arg = -1, k_arg = -1;
 };
 
 // C source defining one attn_kernel_desc per kernel. Compiled with ATTN_STATIC_REGISTRY, it

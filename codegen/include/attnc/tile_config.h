@@ -1,6 +1,7 @@
 // attnc/tile_config.h: CPU tile sizes for a spec and a vector width, as one pure function.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,19 @@ struct CpuTiles {
 
 // native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).
 CpuTiles cpu_tiles(const attn::Spec &resolved, int native_lanes);
+
+// Tiles for short sequences, compiled beside cpu_tiles()' as a second pipeline that the entry
+// picks per call (short_tiles_win); query_tile 0 where there is none (AVX-512: not measured).
+CpuTiles cpu_tiles_short(const attn::Spec &resolved, int native_lanes);
+
+// How much faster the default tiles run per padded score than the short ones, measured (AVX2,
+// W1 none, one thread: 107.6 ms for 1056 x 1024 padded scores against 112.4 ms for 1024 x 1024).
+constexpr double default_tiles_speedup = 1.077;
+
+// Whether a call of seq_q x seq_k runs faster on the short tiles: fewer padded scores (whole
+// query tiles times whole key blocks) after the defaults' speedup. The generated entry does the
+// same arithmetic in C.
+bool short_tiles_win(int64_t seq_q, int64_t seq_k, const CpuTiles &defaults, const CpuTiles &short_tiles);
 
 // The core's tunable fields as text: "query_tile=48,key_block=128,score_vectors=3,score_rows=4,
 // pv_rows=6,pv_vectors=2" (the form tuning files and the generator's "tiles" parameter use).
