@@ -101,7 +101,8 @@ int main(int argc, char **argv) {
     err = std::max(err, std::fabs(out[n] - ref[n]));
     scale = std::max(scale, std::fabs(ref[n]));
   }
-  std::printf("gpt2_attention: kernel %s\n  targets %s\n", id.c_str(), attn_kernel_target(kernel));
+  std::printf("gpt2_attention: kernel %s\n  targets %s\n  runs    %s (ATTN_MAX_ISA caps it)\n", id.c_str(),
+              attn_kernel_target(kernel), attn_kernel_selected_target(kernel));
   std::printf("  B=1 S=%d: median %.3f ms, %.1f GFLOP/s\n", S, median, flops / median * 1e-6);
   std::printf("  max |out - fp64 reference| = %.3g (max |reference| = %.3g)\n", err, scale);
   return err <= 1e-4 * std::max(scale, 1.0) && std::isfinite(err) ? 0 : 1;
