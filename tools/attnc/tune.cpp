@@ -248,6 +248,22 @@ int run_tune(int argc, char **argv) {
   const attn::Spec spec = attn::resolve(parsed.spec);
   const std::string id = attn::kernel_id(spec);
   const int lanes = native_lanes();
+  const int decode_queries = cpu_tiles(spec, lanes).split_keys_max_queries;
+  if (spec.form == attn::Form::core && o.seq_q <= decode_queries)
+    return fail("Sq = " + std::to_string(o.seq_q) +
+                " runs the decode (split-keys) pipeline, which tiles do not change " +
+                "(it runs for Sq <= " + std::to_string(decode_queries) + "); tune with the prefill shape");
+  // A tuning file that exists must parse before any work is done: it is rewritten at the end.
+  std::string existing;
+  if (std::ifstream in(o.out_file); in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    existing = text.str();
+    std::vector<TileOverride> entries;
+    std::string error;
+    if (!parse_tuning(existing, &entries, &error))
+      return fail("tuning file '" + o.out_file + "' is not valid, left as it was: " + error);
+  }
   std::vector<CpuTiles> candidates = tile_candidates(spec, lanes);
   if (o.max_candidates > 0 && static_cast<int>(candidates.size()) > o.max_candidates)
     candidates.resize(static_cast<size_t>(o.max_candidates));
@@ -307,16 +323,6 @@ int run_tune(int argc, char **argv) {
               default_ms / best_ms);
   if (o.out_file.empty()) return 0;
 
-  std::string existing;
-  if (std::ifstream in(o.out_file); in) {
-    std::stringstream text;
-    text << in.rdbuf();
-    existing = text.str();
-    std::vector<TileOverride> entries;
-    std::string error;
-    if (!parse_tuning(existing, &entries, &error))
-      return fail("tuning file '" + o.out_file + "' is not valid, left as it was: " + error);
-  }
   char comment[256];
   std::snprintf(comment, sizeof(comment),
                 "attnc tune %s: B=%lld Sq=%lld Sk=%lld threads=%d: %.3f ms, defaults %.3f ms",
