@@ -85,23 +85,27 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   const int lanes = t.vector_width;
   Var query_block("query_block"), query_in_tile("query_in_tile"), task("task");
 
-  // One task per (batch, query tile, head): (batch, tile) pairs in parallel, and the heads of
-  // each in a nested parallel loop. (Fusing all three into one loop hides the head from bounds
-  // inference, which then allocates state for every head.)
+  // One task per (batch, head, query tile): (head, batch) pairs in parallel, and the query tiles
+  // of each in a nested parallel loop, so a thread's consecutive tiles read the same head's K and
+  // V (512 KiB at S = 1024) from L2 instead of cycling all heads' (6 MiB at H = 12) through L3.
+  // 2 threads, interleaved, against tiles outside heads: W1 60.3 vs 61.6 ms, W3 83.1 vs 87.0,
+  // B1 H8 S4096 causal 376 vs 382, B1 H12 S4096 1143 vs 1155, W5 399 vs 404, H = 3 14.5 vs 14.7.
+  // (Fusing head and tile into one loop hides the head from bounds inference, which then
+  // allocates state for every head.)
   f.out.compute_root()
       .split(f.i, query_block, query_in_tile, t.query_tile, TailStrategy::GuardWithIf)
-      .reorder(f.dv, query_in_tile, f.h, query_block, f.b)
-      .fuse(query_block, f.b, task)
+      .reorder(f.dv, query_in_tile, query_block, f.h, f.b)
+      .fuse(f.h, f.b, task)
       .parallel(task)
-      .parallel(f.h)
+      .parallel(query_block)
       .vectorize(f.dv, t.pv_vector);
 
   // Checked once, before any output is written.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
-  f.state.compute_at(f.out, f.h).vectorize(f.dv, t.pv_vector);
-  f.query_tile.compute_at(f.out, f.h).vectorize(f.row, lanes);
+  f.state.compute_at(f.out, query_block).vectorize(f.dv, t.pv_vector);
+  f.query_tile.compute_at(f.out, query_block).vectorize(f.row, lanes);
   for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_cpu(f, f.sweeps[n], static_cast<int>(n), t);
 }
 
