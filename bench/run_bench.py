@@ -10,6 +10,7 @@ Usage: run_bench.py BUILD_DIR
 Environment: BENCH_QUICK=1 (3 runs, short sweep, no gen timing or memory step), THREADS (2),
 BENCH_RUNS (10; workloads over 10 GFLOP take half, at least 3).
 """
+import quiet_driver  # noqa: F401  (first: before numpy)
 import datetime
 import json
 import os

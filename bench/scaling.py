@@ -6,6 +6,7 @@ Prints a table and writes BUILD/bench/scaling.json.
 
 Usage: scaling.py BUILD_DIR     Environment: THREADS (2), BENCH_RUNS (10), BENCH_QUICK=1 (3 runs)
 """
+import quiet_driver  # noqa: F401  (first: before numpy)
 import json
 import os
 import sys
