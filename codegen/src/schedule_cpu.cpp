@@ -1,10 +1,10 @@
 // CPU schedules (x86 AVX2/AVX-512, ARM NEON): one family, sized by cpu_tiles().
 //
-// Measured 2026-12-03 06:34, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
-// W1 B1 H12 S1024 D64 none 60.5 ms (67% of the 79.6 GFLOP/s FMA peak of that slow hour; ONNX
-// Runtime's MultiHeadAttention 0.91x that time, oneDNN 1.04x, the unfused NumPy/OpenBLAS peer
-// 2.11x); causal 38.9 ms (1.62x faster than ONNX Runtime); decode W4 (split keys) 6.7 ms,
-// 20.2 GB/s, 2.1x oneDNN. It beat: a task index fusing (batch, tile, head), which made bounds inference
+// Measured 2026-12-03 07:27, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
+// W1 B1 H12 S1024 D64 none 59.0 ms (ONNX Runtime's MultiHeadAttention 0.91x that time,
+// oneDNN 1.02x, the unfused NumPy/OpenBLAS peer 2.14x); causal 34.3 ms (1.77x faster than ONNX
+// Runtime); W6 GPT-2 block 1.29x ONNX Runtime; decode W4 (split keys) 6.8 ms, 19.8 GB/s, 2.1x
+// oneDNN. It beat: a task index fusing (batch, tile, head), which made bounds inference
 // allocate state for every head (302 ms causal, profiled), 16-accumulator AVX2 register
 // blocks, which spilled, a PV block of 1 row x all of Dv (1 thread: 190 ms against 153 ms for
 // 4 rows x 2 vectors), Halide prefetches of K and V (1 thread: +6-8%), and packing each key
