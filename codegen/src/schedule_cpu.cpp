@@ -1,6 +1,6 @@
 // CPU schedules (x86 AVX2/AVX-512, ARM NEON): one family, sized by cpu_tiles().
 //
-// Measured 2026-12-03 07:27, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
+// Measured 2026-12-03 07:14, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
 // W1 B1 H12 S1024 D64 none 59.0 ms (ONNX Runtime's MultiHeadAttention 0.91x that time,
 // oneDNN 1.02x, the unfused NumPy/OpenBLAS peer 2.14x); causal 34.3 ms (1.77x faster than ONNX
 // Runtime); W6 GPT-2 block 1.29x ONNX Runtime; decode W4 (split keys) 6.8 ms, 19.8 GB/s, 2.1x
