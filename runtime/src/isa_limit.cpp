@@ -68,7 +68,15 @@ bool allowed(int level, const char *features) {
 
 namespace attn::detail {
 
-attn_status select_variant(const attn_kernel_desc &desc, int *variant) {
+uint32_t cpu_variant_bits(const attn_kernel_desc &desc) {
+  uint32_t bits = 0;
+  for (int v = 0; v < desc.variant_count && v < 32; ++v)
+    if (cpu_supports_all(desc.variants[v].required_cpu_features, nullptr)) bits |= 1u << v;
+  return bits;
+}
+
+attn_status select_variant(const attn_kernel &kernel, int *variant) {
+  const attn_kernel_desc &desc = *kernel.desc;
   *variant = -1;
   const int level = limit();
   if (level == invalid) {
@@ -79,6 +87,16 @@ attn_status select_variant(const attn_kernel_desc &desc, int *variant) {
     *variant = 0;
     return ATTN_OK;
   }
+  for (int v = 0; v < desc.variant_count; ++v) {
+    const attn_kernel_variant &candidate = desc.variants[v];
+    const bool on_cpu = v < 32 ? (kernel.cpu_variants >> v & 1u) != 0
+                               : cpu_supports_all(candidate.required_cpu_features, nullptr);
+    if (on_cpu && allowed(level, candidate.required_cpu_features)) {
+      *variant = v;
+      return ATTN_OK;
+    }
+  }
+  // None runs: say why for each.
   std::string refused;
   for (int v = 0; v < desc.variant_count; ++v) {
     const attn_kernel_variant &candidate = desc.variants[v];
@@ -88,9 +106,6 @@ attn_status select_variant(const attn_kernel_desc &desc, int *variant) {
     } else if (!cpu_supports_all(candidate.required_cpu_features, &missing)) {
       refused +=
           std::string(refused.empty() ? "" : "; ") + candidate.target + " (this CPU lacks " + missing + ")";
-    } else {
-      *variant = v;
-      return ATTN_OK;
     }
   }
   return fail(ATTN_ERR_UNSUPPORTED_CPU, "kernel '%s': no variant runs here under max isa '%s': %s", desc.id,

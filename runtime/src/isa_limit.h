@@ -4,12 +4,17 @@
 #include <string>
 
 #include "attn/kernel_abi.h"
+#include "kernel_internal.h"
 
 namespace attn::detail {
 
-// The variant of desc that attn_run runs now: the first (most capable first) whose features this
-// CPU has and the limit allows; 0 for a kernel without variants. On failure (no variant left, or
-// ATTN_MAX_ISA holds an unknown name) records the message and returns its status.
-attn_status select_variant(const attn_kernel_desc &desc, int *variant);
+// The variant of the kernel that attn_run runs now: the first (most capable first) whose features
+// this CPU has (kernel.cpu_variants, read once) and the limit allows; 0 for a kernel without
+// variants. On failure (no variant left, or ATTN_MAX_ISA holds an unknown name) records the
+// message and returns its status.
+attn_status select_variant(const attn_kernel &kernel, int *variant);
+
+// Bit v set where variant v's CPU features are present (v < 32).
+uint32_t cpu_variant_bits(const attn_kernel_desc &desc);
 
 }  // namespace attn::detail

@@ -102,7 +102,7 @@ attn_status read_table(attn_library *library) {
     if (find_in(*library, desc->id) != nullptr) {
       return fail(ATTN_ERR_LOAD, "library '%s' holds two kernels with id '%s'", path, desc->id);
     }
-    library->kernels.push_back(attn_kernel{desc});
+    library->kernels.push_back(attn::detail::make_kernel_handle(desc));
   }
   return ATTN_OK;
 }

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "isa_limit.h"
 #include "kernel_internal.h"
 #include "status_internal.h"
 
@@ -98,6 +99,10 @@ bool desc_is_well_formed(const attn_kernel_desc &desc, std::string *why) {
   return true;
 }
 
+attn_kernel make_kernel_handle(const attn_kernel_desc *desc) {
+  return attn_kernel{desc, cpu_variant_bits(*desc)};
+}
+
 attn_status unknown_kernel(const char *id, const std::vector<const attn_kernel *> &known, const char *where) {
   if (known.empty()) return fail(ATTN_ERR_UNKNOWN_KERNEL, "no kernel '%s': no kernels are %s", id, where);
   constexpr size_t listed_at_most = 10;
@@ -136,7 +141,7 @@ extern "C" void attn_register_kernel(const attn_kernel_desc *desc) {
     r.refused.push_back({id, "kernel '" + std::string(id) + "' was refused: its table is malformed: " + why});
     return;
   }
-  r.kernels.push_back(std::make_unique<attn_kernel>(attn_kernel{desc}));
+  r.kernels.push_back(std::make_unique<attn_kernel>(attn::detail::make_kernel_handle(desc)));
 }
 
 extern "C" attn_status attn_find_kernel(const char *id, const attn_kernel **out) {

@@ -24,7 +24,7 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
   if (attn_status s = attn::detail::check_call(desc, args, arg_count, &buffers); s != ATTN_OK) return s;
 
   int variant = 0;
-  if (attn_status s = attn::detail::select_variant(desc, &variant); s != ATTN_OK) return s;
+  if (attn_status s = attn::detail::select_variant(*kernel, &variant); s != ATTN_OK) return s;
 
   attn_call_context context{};
   const int result = desc.variant_count > 0 ? desc.run_variant(&context, buffers.pointers.data(), variant)
@@ -61,6 +61,6 @@ extern "C" const char *attn_kernel_selected_target(const attn_kernel *kernel) {
   if (kernel == nullptr || kernel->desc == nullptr) return "";
   const attn_kernel_desc &desc = *kernel->desc;
   int variant = 0;
-  if (attn::detail::select_variant(desc, &variant) != ATTN_OK) return "";
+  if (attn::detail::select_variant(*kernel, &variant) != ATTN_OK) return "";
   return desc.variant_count > 0 ? desc.variants[variant].target : desc.target;
 }
