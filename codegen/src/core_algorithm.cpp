@@ -1,6 +1,7 @@
 // The attention core: scores per key block, block softmax statistics, and a running combine.
 #include "attnc/core_algorithm.h"
 
+#include <functional>
 #include <limits>
 #include <tuple>
 
@@ -88,6 +89,26 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, unchecked.masks);
 
+  // Inside a visited block only the keys of the spans' hull are computed: a causal tile's
+  // diagonal block stops at the tile's last query, a window's first block starts at its first
+  // key. The RDom predicate trims the loops of block_max, block_sum and PV; bounds inference
+  // ignores it, so block_max and probs read the logits through in_hull (a clamp into the hull),
+  // which trims the region of the QK^T scores; probs past the hull hold unread values. The clamp
+  // stays out of the PV loop (there it cost more than the trim saved). 1 thread, interleaved
+  // medians: W1 causal 71.0 -> 68.5 ms; B1 H8 S4096 D64 window(256,0) 120.7 -> 102.3 ms.
+  std::function<Expr(Expr)> in_hull = [](Expr key) { return key; };
+  if (spans.bounded) {
+    Expr first = spans.spans[0].first, last = spans.spans[0].last;
+    for (size_t n = 1; n < spans.spans.size(); ++n) {
+      first = Halide::min(first, spans.spans[n].first);
+      last = Halide::max(last, spans.spans[n].last);
+    }
+    const Expr lo = Halide::clamp(first - kb * key_block, 0, key_block - 1);
+    const Expr hi = Halide::clamp(last - kb * key_block, 0, key_block - 1);
+    f.over_block.where(rk >= first - kb * key_block && rk <= last - kb * key_block);
+    in_hull = [lo, hi](Expr key) { return Halide::min(Halide::max(key, lo), hi); };
+  }
+
   f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
   for (size_t n = 0; n < spans.spans.size(); ++n) {
     const std::string suffix = spans.spans.size() > 1 ? "_" + std::to_string(n) : "";
@@ -124,11 +145,11 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
 
     w.block_max(row, tile, h, b, kb) = no_key;
     w.block_max(row, tile, h, b, kb) =
-        Halide::max(w.block_max(row, tile, h, b, kb), w.logits(row, rk, tile, h, b, kb));
+        Halide::max(w.block_max(row, tile, h, b, kb), w.logits(row, in_hull(rk), tile, h, b, kb));
 
     // logit - max first (exact for nearby floats): log2(e) (logit - max) would lose |logit|'s ulp.
     w.probs(row, key, tile, h, b, kb) =
-        softmax_exp(w.logits(row, key, tile, h, b, kb) - w.block_max(row, tile, h, b, kb));
+        softmax_exp(w.logits(row, in_hull(key), tile, h, b, kb) - w.block_max(row, tile, h, b, kb));
 
     w.block_sum(row, tile, h, b, kb) = 0.0f;
     w.block_sum(row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb);
