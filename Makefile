@@ -30,6 +30,7 @@ bench: configure
 	@bash bench/setup_bench.sh
 	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
 	@$(VENV)/bin/python bench/scaling.py $(BUILD)
+	@$(VENV)/bin/python bench/paired.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
