@@ -56,12 +56,16 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   const Expr query = tile * query_tile + row;
 
   f.query_tile = Func("query_tile");
+  f.head_keys = Func("head_keys");
+  f.head_values = Func("head_values");
   f.state = Func("state");
   f.out = Func("attention");
 
   // Rows past seq_q (a partial last query tile) read the last row; their results are dropped.
   const Expr query_row = Halide::min(query, seq_q - 1);
   f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
+  f.head_keys(d, key, h, b) = in.k(d, h / group, key, b);
+  f.head_values(dv, key, h, b) = in.v(dv, h / group, key, b);
 
   // Keys past seq_k (a partial last key block) read the last key and are masked out.
   auto key_row = [&](const Expr &block, const Expr &k) {
@@ -136,7 +140,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     // Without modifiers the penalty is where the dot products start (no pass of its own).
     w.scores(row, key, tile, h, b, kb) = f.has_modifiers ? Expr(0.0f) : masked(kb, key, Expr(0.0f));
     w.scores(row, key, tile, h, b, kb) +=
-        f.query_tile(row, rd, tile, h, b) * in.k(rd, h / group, key_row(kb, key), b);
+        f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key_row(kb, key), h, b);
 
     const ScorePoint point{
         query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
@@ -156,7 +160,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
 
     w.block_pv(dv, row, tile, h, b, kb) = 0.0f;
     w.block_pv(dv, row, tile, h, b, kb) +=
-        w.probs(row, rk, tile, h, b, kb) * in.v(dv, h / group, key_row(kb, rk), b);
+        w.probs(row, rk, tile, h, b, kb) * f.head_values(dv, key_row(kb, rk), h, b);
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
     // The max and sum are the same for every dv; all lanes read them at the last dv, which

@@ -46,12 +46,15 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   const std::string &id = k.id;
   const size_t n = k.args.size();
   const bool split = k.split_keys_max_queries > 0 && k.q_arg >= 0;
-  bool any_short = false;
+  bool any_short = false, any_packed = false;
   for (size_t v = 0; v < k.targets.size(); ++v) {
     const bool has_short = !k.variant_tiles[v].short_tiles.empty() && k.q_arg >= 0 && k.k_arg >= 0;
+    const bool has_packed = k.variant_tiles[v].packed && k.k_arg >= 0;
     any_short = any_short || has_short;
+    any_packed = any_packed || has_packed;
     declare(o, id + "_v" + std::to_string(v), n);
     if (has_short) declare(o, id + "_short_v" + std::to_string(v), n);
+    if (has_packed) declare(o, id + "_packed_v" + std::to_string(v), n);
     if (split) declare(o, id + "_split_keys_v" + std::to_string(v), n);
   }
   o << "\n";
@@ -74,7 +77,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   o << "static int " << id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n";
   o << "  halide_set_error_handler(attn_abi_record_error);\n";
   if (split || any_short) o << "  const int32_t seq_q = attn_halide_extent(buffers[" << k.q_arg << "], 2);\n";
-  if (any_short) o << "  const int32_t seq_k = attn_halide_extent(buffers[" << k.k_arg << "], 2);\n";
+  if (any_short || any_packed)
+    o << "  const int32_t seq_k = attn_halide_extent(buffers[" << k.k_arg << "], 2);\n";
   if (split) o << "  const int split_keys = seq_q <= " << k.split_keys_max_queries << ";\n";
   o << "  switch (variant) {\n";
   for (size_t v = 0; v < k.targets.size(); ++v) {
@@ -92,6 +96,11 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
         << t.short_key_block << ") * " << default_tiles_speedup << " < attn_padded(seq_q, " << t.query_tile
         << ") * attn_padded(seq_k, " << t.key_block << "))\n        return ";
       call(o, id + "_short" + suffix, n);
+      o << ";\n";
+    }
+    if (t.packed && k.k_arg >= 0) {
+      o << "      if (seq_k >= " << packed_min_keys << ") return ";
+      call(o, id + "_packed" + suffix, n);
       o << ";\n";
     }
     o << "      return ";

@@ -5,6 +5,7 @@
 
 #include "attn/runtime.h"
 #include "attnc/emit.h"
+#include "attnc/tile_config.h"
 
 #ifndef ATTNC_VERSION
 #define ATTNC_VERSION "unknown"
@@ -57,6 +58,7 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
         << ", \"tuned\": " << (k.variant_tiles[v].tuned ? "true" : "false");
       if (!k.variant_tiles[v].short_tiles.empty())
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
+      if (k.variant_tiles[v].packed) o << ", \"packed_min_keys\": " << packed_min_keys;
       o << "}";
     }
     o << "\n      ],\n"

@@ -23,8 +23,9 @@ using Halide::Var;
 class AttentionKernel : public Halide::Generator<AttentionKernel> {
  public:
   GeneratorParam<std::string> spec_text{"spec", ""};
-  // Core form only: "tiles" (query tiles x key blocks, for prefill) or "split_keys" (key chunks
-  // in parallel, for decode: few queries, many keys).
+  // Core form only: "tiles" (query tiles x key blocks, for prefill), "packed" (the same, each
+  // task reading its head's K and V rows from contiguous copies: long keys) or "split_keys" (key
+  // chunks in parallel, for decode: few queries, many keys).
   GeneratorParam<std::string> core_path{"core_path", "tiles"};
   // Core tile sizes that replace cpu_tiles()' defaults (core_tiles_text's form; attnc tune).
   GeneratorParam<std::string> tiles_text{"tiles", ""};
@@ -61,6 +62,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
         throw Halide::CompileError("attnc: tiles '" + overrides + "' for " + std::to_string(lanes) +
                                    " lanes: " + problem);
     }
+    tiles_.pack_head_rows = std::string(core_path) == "packed";
     if (spec_.form == attn::Form::core) {
       generate_core();
     } else {

@@ -103,6 +103,13 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   // Checked once, before any output is written.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
+  // The packed pipeline copies the task's K and V rows once (see packed_min_keys); otherwise
+  // the blocks read them in place.
+  if (t.pack_head_rows) {
+    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+    f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
+  }
+
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
   f.state.compute_at(f.out, query_block).vectorize(f.dv, t.pv_vector);
   f.query_tile.compute_at(f.out, query_block).vectorize(f.row, lanes);

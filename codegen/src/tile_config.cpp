@@ -118,6 +118,16 @@ CpuTiles cpu_tiles_short(const attn::Spec &s, int native_lanes) {
   return t;
 }
 
+bool packs_head_rows(const attn::Spec &s) {
+  if (s.form != attn::Form::core) return false;
+  for (int n = 0; n < s.mask.count; ++n) {
+    const attn::MaskNode &node = s.mask.nodes[n];
+    if (node.op == attn::MaskOp::global_tokens || node.op == attn::MaskOp::random_blocks) return false;
+    if (node.op == attn::MaskOp::window && node.left >= 0) return false;
+  }
+  return true;
+}
+
 bool short_tiles_win(int64_t seq_q, int64_t seq_k, const CpuTiles &d, const CpuTiles &s) {
   if (s.query_tile <= 0) return false;
   auto padded = [](int64_t n, int64_t tile) { return static_cast<double>((n + tile - 1) / tile * tile); };

@@ -177,3 +177,20 @@ TEST_CASE("short-sequence tiles: valid where they exist, and chosen only where t
   none.query_tile = 0;
   CHECK_FALSE(attnc::short_tiles_win(100, 300, defaults, none));
 }
+
+TEST_CASE("the packed pipeline: core specs whose tiles read most keys") {
+  for (const char *text : {"heads=12 head_dim=64", "heads=12 head_dim=64 mask=causal", "heads=4 kv_heads=1 head_dim=32",
+                           "heads=2 head_dim=16 mask=(causal|prefix)&padding", "heads=2 head_dim=16 mask=tensor",
+                           "heads=2 head_dim=16 mask=document&causal", "heads=2 head_dim=16 mask=window(-1,4)"}) {
+    CAPTURE(text);
+    CHECK(attnc::packs_head_rows(spec_of(text)));
+  }
+  // Windows with a finite left edge, global tokens and random blocks visit a few blocks per tile;
+  // the block form's K and V come from its own projections.
+  for (const char *text : {"heads=2 head_dim=16 mask=window(16,0)", "heads=2 head_dim=16 mask=window(4,4)|causal",
+                           "heads=2 head_dim=16 mask=global(4)", "heads=2 head_dim=16 mask=random(16,2,42)&causal",
+                           "d_model=64 heads=2 form=block mask=causal"}) {
+    CAPTURE(text);
+    CHECK_FALSE(attnc::packs_head_rows(spec_of(text)));
+  }
+}

@@ -47,6 +47,9 @@ struct CoreFuncs {
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;         // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
+  Halide::Func head_keys;    // head_keys(d, key, h, b) = k(d, h / group, key, b)
+  Halide::Func head_values;  // head_values(dv, key, h, b) = v(dv, h / group, key, b)
   std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
   // Length inputs checked against [0, Sk] before anything is written (Halide require()).
   std::vector<Halide::Func> value_checks;

@@ -26,6 +26,7 @@ struct CpuTiles {
   int proj_rows;               // rows (tokens) of a projection register block
   int proj_cols;               // output features of a projection register block (a multiple of lanes)
   int proj_token_task;         // tokens per parallel projection task (a multiple of proj_rows)
+  bool pack_head_rows = false;  // core: each task copies its head's K and V rows contiguous first
 };
 
 // native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).
@@ -38,6 +39,18 @@ CpuTiles cpu_tiles_short(const attn::Spec &resolved, int native_lanes);
 // How much faster the default tiles run per padded score than the short ones, measured (AVX2,
 // W1 none, one thread: 107.6 ms for 1056 x 1024 padded scores against 112.4 ms for 1024 x 1024).
 constexpr double default_tiles_speedup = 1.077;
+
+// The packed pipeline: each (head, batch) task first copies its head's K and V rows into
+// contiguous buffers (in [B, S, H, D] they sit H * D floats apart, which past L2 costs the
+// hardware prefetchers). AVX2, 2 threads, interleaved medians: B1 H8 S4096 D64 causal 405 ->
+// 327 ms, B1 H12 S4096 none 1207 -> 1007 ms, W1 (S = 1024) 60.7 -> 60.0 ms, but B8 H8 S512
+// 80.7 -> 85.5 ms (the copy and its page faults against a short task). So the entry runs it
+// from packed_min_keys keys, and only for specs whose tiles read most of the keys.
+constexpr int packed_min_keys = 1024;
+
+// Core form, and a mask with no finite window, global tokens or random blocks: those read a few
+// blocks per tile, and copying the whole head would cost more than the strided reads.
+bool packs_head_rows(const attn::Spec &resolved);
 
 // Whether a call of seq_q x seq_k runs faster on the short tiles: fewer padded scores (whole
 // query tiles times whole key blocks) after the defaults' speedup. The generated entry does the
