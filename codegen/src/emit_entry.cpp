@@ -99,7 +99,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       o << ";\n";
     }
     if (t.packed && k.k_arg >= 0) {
-      o << "      if (seq_k >= " << packed_min_keys << ") return ";
+      o << "      if (seq_k >= " << packed_min_keys << " && seq_k <= " << packed_max_keys << ") return ";
       call(o, id + "_packed" + suffix, n);
       o << ";\n";
     }

@@ -58,7 +58,8 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
         << ", \"tuned\": " << (k.variant_tiles[v].tuned ? "true" : "false");
       if (!k.variant_tiles[v].short_tiles.empty())
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
-      if (k.variant_tiles[v].packed) o << ", \"packed_min_keys\": " << packed_min_keys;
+      if (k.variant_tiles[v].packed)
+        o << ", \"packed_keys\": [" << packed_min_keys << ", " << packed_max_keys << "]";
       o << "}";
     }
     o << "\n      ],\n"

@@ -64,6 +64,9 @@ const CoreCase long_cases[] = {
     {"heads=4 kv_heads=1 head_dim=32 mask=none", 1, 999, 1500, false},
     {"heads=3 kv_heads=1 head_dim=32 mask=causal", 1, 65, 1030, true},
     {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 1, 1100, 1100, false},
+    // The last Sk packed (packed_max_keys), and one past it: the main pipeline again.
+    {"heads=2 head_dim=16 mask=causal", 1, 150, 16384, true},
+    {"heads=2 head_dim=16 mask=none", 1, 150, 16385, false},
 };
 
 // The one table: every spec over every (Sq, Sk) pair of lengths, batch and padding rotating so

@@ -15,7 +15,7 @@ struct VariantTiles {
   int query_tile = 0, key_block = 0;
   std::string short_tiles;  // "" when there is no short pipeline
   int short_query_tile = 0, short_key_block = 0;
-  bool packed = false;  // a packed pipeline (main tiles, head rows copied), for Sk >= packed_min_keys
+  bool packed = false;  // a packed pipeline (main tiles, head rows copied): packed_min/max_keys
 };
 
 // One generated kernel, as the runtime and the manifest describe it.
@@ -30,8 +30,8 @@ struct KernelRecord {
   // Core form: a second pipeline, <id>_split_keys_v<i>, runs when Sq <= split_keys_max_queries
   // (0: none), and a third, <id>_short_v<i>, where the variant has short tiles and they win for
   // the call's Sq x Sk (short_tiles_win), and a fourth, <id>_packed_v<i>, where the variant is
-  // packed and Sk >= packed_min_keys (otherwise). The entry reads Sq and Sk from the q and k buffers
-  // (args[q_arg], args[k_arg], dim 2 in Halide order).
+  // packed and packed_min_keys <= Sk <= packed_max_keys. The entry reads Sq and Sk from the q
+  // and k buffers (args[q_arg], args[k_arg], dim 2 in Halide order).
   int split_keys_max_queries = 0;
   int q_arg = -1, k_arg = -1;
 };

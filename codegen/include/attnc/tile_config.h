@@ -45,8 +45,13 @@ constexpr double default_tiles_speedup = 1.077;
 // hardware prefetchers). AVX2, 2 threads, interleaved medians: B1 H8 S4096 D64 causal 405 ->
 // 327 ms, B1 H12 S4096 none 1207 -> 1007 ms, W1 (S = 1024) 60.7 -> 60.0 ms, but B8 H8 S512
 // 80.7 -> 85.5 ms (the copy and its page faults against a short task). So the entry runs it
-// from packed_min_keys keys, and only for specs whose tiles read most of the keys.
+// from packed_min_keys keys, and only for specs whose tiles read most of the keys. Up to
+// packed_max_keys: a task's copies take Sk * (D + Dv) * 4 bytes, and with the query tiles in a
+// nested parallel loop a waiting thread can open more tasks (2 threads, S = 32768, D = 64: 65
+// MiB of copies live, against the 64 MiB bound on extra memory); at 16384 keys they stay under
+// 32 MiB.
 constexpr int packed_min_keys = 1024;
+constexpr int packed_max_keys = 16384;
 
 // Core form, and a mask with no finite window, global tokens or random blocks: those read a few
 // blocks per tile, and copying the whole head would cost more than the strided reads.
