@@ -173,6 +173,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
           k.k_arg = static_cast<int>(a);
       // The same threshold for every target: the tile sizes' own (AVX2 and AVX-512 agree).
       k.split_keys_max_queries = cpu_tiles(spec, 8).split_keys_max_queries;
+      k.heads = spec.heads;
     }
     kernels.push_back(std::move(k));
   }

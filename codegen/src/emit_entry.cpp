@@ -49,7 +49,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   bool any_short = false, any_packed = false;
   for (size_t v = 0; v < k.targets.size(); ++v) {
     const bool has_short = !k.variant_tiles[v].short_tiles.empty() && k.q_arg >= 0 && k.k_arg >= 0;
-    const bool has_packed = k.variant_tiles[v].packed && k.k_arg >= 0;
+    const bool has_packed = k.variant_tiles[v].packed && k.q_arg >= 0 && k.k_arg >= 0;
     any_short = any_short || has_short;
     any_packed = any_packed || has_packed;
     declare(o, id + "_v" + std::to_string(v), n);
@@ -79,6 +79,9 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   if (split || any_short) o << "  const int32_t seq_q = attn_halide_extent(buffers[" << k.q_arg << "], 2);\n";
   if (any_short || any_packed)
     o << "  const int32_t seq_k = attn_halide_extent(buffers[" << k.k_arg << "], 2);\n";
+  if (any_packed)
+    o << "  const int64_t tasks = (int64_t)attn_halide_extent(buffers[" << k.q_arg << "], 3) * " << k.heads
+      << ";\n";
   if (split) o << "  const int split_keys = seq_q <= " << k.split_keys_max_queries << ";\n";
   o << "  switch (variant) {\n";
   for (size_t v = 0; v < k.targets.size(); ++v) {
@@ -98,8 +101,9 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       call(o, id + "_short" + suffix, n);
       o << ";\n";
     }
-    if (t.packed && k.k_arg >= 0) {
-      o << "      if (seq_k >= " << packed_min_keys << " && seq_k <= " << packed_max_keys << ") return ";
+    if (t.packed && k.q_arg >= 0 && k.k_arg >= 0) {
+      o << "      if (seq_k >= " << packed_min_keys << " && seq_k <= " << packed_max_keys
+        << " && tasks >= " << packed_min_tasks << ") return ";
       call(o, id + "_packed" + suffix, n);
       o << ";\n";
     }

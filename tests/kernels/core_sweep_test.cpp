@@ -53,20 +53,21 @@ const CoreCase long_cases[] = {
     {"heads=2 head_dim=16 mask=window(2,0)", 1, 1000, 1000, true},
     {"heads=2 head_dim=16 mask=(window(16,0)|window(0,3))&window(4,-1)", 1, 1000, 1000, true},
     {"heads=2 head_dim=16 mask=(window(16,0)|window(0,3))&window(4,-1)", 2, 1000, 127, false},
-    // Sk >= packed_min_keys (1024): the packed pipeline, each task reading its head's K and V
-    // rows from contiguous copies (GQA: the shared kv head's); windows keep the main one.
-    {"heads=2 head_dim=16 mask=none", 3, 1000, 1031, false},
-    {"heads=2 head_dim=16 mask=none", 1, 1024, 1024, true},
+    // Sk >= packed_min_keys (1024) and B x heads >= packed_min_tasks (8): the packed pipeline,
+    // each task reading its head's K and V rows from contiguous copies (GQA: the shared kv
+    // head's); fewer tasks and windows keep the main one.
+    {"heads=2 head_dim=16 mask=none", 4, 1000, 1031, false},
+    {"heads=2 head_dim=16 mask=none", 4, 1024, 1024, true},
     {"heads=2 head_dim=16 mask=causal", 1, 1100, 1100, true},
-    {"heads=2 head_dim=16 mask=causal", 2, 97, 1500, false},
+    {"heads=2 head_dim=16 mask=causal", 4, 97, 1500, false},
     {"heads=2 head_dim=128 mask=causal", 1, 1000, 1025, false},
-    {"heads=4 kv_heads=2 head_dim=64 mask=causal", 1, 1000, 1057, true},
-    {"heads=4 kv_heads=1 head_dim=32 mask=none", 1, 999, 1500, false},
-    {"heads=3 kv_heads=1 head_dim=32 mask=causal", 1, 65, 1030, true},
-    {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 1, 1100, 1100, false},
+    {"heads=4 kv_heads=2 head_dim=64 mask=causal", 2, 1000, 1057, true},
+    {"heads=4 kv_heads=1 head_dim=32 mask=none", 2, 999, 1500, false},
+    {"heads=3 kv_heads=1 head_dim=32 mask=causal", 3, 65, 1030, true},
+    {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 2, 1100, 1100, false},
     // The last Sk packed (packed_max_keys), and one past it: the main pipeline again.
-    {"heads=2 head_dim=16 mask=causal", 1, 150, 16384, true},
-    {"heads=2 head_dim=16 mask=none", 1, 150, 16385, false},
+    {"heads=2 head_dim=16 mask=causal", 4, 150, 16384, true},
+    {"heads=2 head_dim=16 mask=none", 4, 150, 16385, false},
 };
 
 // The one table: every spec over every (Sq, Sk) pair of lengths, batch and padding rotating so

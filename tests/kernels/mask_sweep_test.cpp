@@ -70,11 +70,12 @@ const MaskCase long_cases[] = {
      MaskShape::sq_sk, true},
     // A bare window over many key blocks: both edges of the visited blocks trimmed.
     {"heads=2 head_dim=16 mask=window(5,3)", 2, 1000, 1000, MaskShape::sq_sk, false},
-    // Sk >= packed_min_keys: the packed pipeline under masks that read most keys.
-    {"heads=2 head_dim=16 mask=(causal|prefix)&padding", 3, 1000, 1040, MaskShape::sq_sk, false},
-    {"heads=2 head_dim=32 mask=document&causal", 1, 1100, 1100, MaskShape::sq_sk, true},
-    {"heads=2 head_dim=16 mask=tensor&causal", 2, 200, 1100, MaskShape::b_h_sq_sk, false},
-    {"heads=2 kv_heads=1 head_dim=16 mask=causal&padding", 2, 1030, 1030, MaskShape::sq_sk, true},
+    // Sk >= packed_min_keys, B x heads >= packed_min_tasks: the packed pipeline under masks that
+    // read most keys.
+    {"heads=2 head_dim=16 mask=(causal|prefix)&padding", 4, 1000, 1040, MaskShape::sq_sk, false},
+    {"heads=2 head_dim=32 mask=document&causal", 4, 300, 1100, MaskShape::sq_sk, true},
+    {"heads=2 head_dim=16 mask=tensor&causal", 4, 200, 1100, MaskShape::b_h_sq_sk, false},
+    {"heads=2 kv_heads=1 head_dim=16 mask=causal&padding", 4, 1030, 1030, MaskShape::sq_sk, true},
 };
 
 // Large scores for the softcap specs (a cap of 1.5 .. 3 against scores in the tens).
