@@ -180,7 +180,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
 
   std::vector<fs::path> archives;
   for (const KernelRecord &k : kernels) {
-    // Per variant: the main pipeline, the short-sequence one, the packed one, the decode one. One Halide function
+    // Per variant: the main pipeline, the short-sequence one, the packed one, the decode one.
+    // One Halide function
     // per target rather than Halide's multitarget wrapper: that wrapper caches its first
     // choice, and the runtime must be able to pick (attn_set_max_isa).
     for (size_t v = 0; v < k.targets.size(); ++v) {
@@ -192,7 +193,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
       std::vector<Pipeline> pipelines = {{k.id + suffix, "tiles", tiles.tuned ? tiles.tiles : ""}};
       if (!tiles.short_tiles.empty())
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
-      if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.tuned ? tiles.tiles : ""});
+      if (tiles.packed)
+        pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.tuned ? tiles.tiles : ""});
       if (k.split_keys_max_queries > 0)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {
