@@ -119,7 +119,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       result = split.out;
       with_lse = split.with_lse;
     } else {
-      CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile);
+      CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
       schedule_core_cpu(core, tiles_);
       result = core.out;
       with_lse = core.with_lse;
@@ -168,7 +168,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     CoreInputs in{q, k, v, seq, seq};
     add_mask_inputs(in);
-    CoreFuncs core = define_core(in, s, tiles_.key_block, tiles_.query_tile);
+    CoreFuncs core = define_core(in, s, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
     schedule_core_cpu(core, tiles_);
 
     // Merge heads: row j of the merged activations is head j / Dv, channel j % Dv.

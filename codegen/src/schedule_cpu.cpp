@@ -68,17 +68,17 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // PV: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability
   // broadcast per FMA. One slice of head_dim_v at a time, so its rows of the V block stay in L1
   // while every group of query rows goes over them.
-  Var pv_group("pv_group"), query_row("query_row"), dv_slice("dv_slice"), dv_rest("dv_rest");
-  Var dv_vec("dv_vec"), dv_lane("dv_lane");
+  // The algorithm splits the rows into groups of pv_rows (each group's key range is trimmed).
+  Var dv_slice("dv_slice"), dv_rest("dv_rest"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  const RVar over_group_block = f.over_group_block.x;
   w.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
   w.block_pv.update()
       .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
       .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
-      .split(f.row, pv_group, query_row, t.pv_rows)
-      .reorder(dv_lane, dv_vec, query_row, over_block, pv_group, dv_slice)
+      .reorder(dv_lane, dv_vec, f.group_row, over_group_block, f.pv_group, dv_slice)
       .vectorize(dv_lane)
       .unroll(dv_vec)
-      .unroll(query_row);
+      .unroll(f.group_row);
 }
 
 }  // namespace

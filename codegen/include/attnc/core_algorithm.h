@@ -32,7 +32,9 @@ struct BlockSweep {
   Halide::Func block_max;  // block_max(row, tile, h, b, kb): max(no_key_score, logits)
   Halide::Func probs;      // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
   Halide::Func block_sum;  // block_sum(row, tile, h, b, kb)
-  Halide::Func block_pv;   // block_pv(dv, row, tile, h, b, kb): probs . v over the block
+  // block_pv(dv, group_row, pv_group, tile, h, b, kb): probs . v over the block for query row
+  // pv_group * pv_rows + group_row; each group of rows goes over the keys it may keep only.
+  Halide::Func block_pv;
 };
 
 // Every stage, named for the schedule. Keys come in blocks of key_block; per query row the
@@ -42,14 +44,16 @@ struct CoreFuncs {
   // Queries are split into tiles in the algorithm itself (query = tile * query_tile + row) so
   // every per-tile stage has constant extents that the schedule can unroll.
   Halide::Var dv{"dv"}, d{"d"}, key{"key"}, i{"i"}, row{"row"}, tile{"tile"}, h{"h"}, b{"b"}, kb{"kb"};
-  Halide::RDom over_head_dim;  // d in [0, head_dim)
-  Halide::RDom over_block;     // keys in one key block
+  Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
+  Halide::RDom over_head_dim;                                // d in [0, head_dim)
+  Halide::RDom over_block;                                   // keys in one key block that the tile may keep
+  Halide::RDom over_group_block;  // keys in one key block that one pv_group of rows may keep
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
-  Halide::Func query_tile;         // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
-  Halide::Func head_keys;    // head_keys(d, key, h, b) = k(d, h / group, key, b)
-  Halide::Func head_values;  // head_values(dv, key, h, b) = v(dv, h / group, key, b)
+  Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, key, b)
+  Halide::Func head_values;        // head_values(dv, key, h, b) = v(dv, h / group, key, b)
   std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
   // Length inputs checked against [0, Sk] before anything is written (Halide require()).
   std::vector<Halide::Func> value_checks;
@@ -65,7 +69,9 @@ constexpr float no_key_score = -1.0e30f;
 // The logit of a masked key: below no_key_score, so masked - max <= -1e30 and its exp is 0.
 constexpr float masked_score = -2.0e30f;
 
-CoreFuncs define_core(const CoreInputs &in, const attn::Spec &resolved, int key_block, int query_tile);
+// pv_rows divides query_tile: the rows of a PV register block, which skip keys they cannot keep.
+CoreFuncs define_core(const CoreInputs &in, const attn::Spec &resolved, int key_block, int query_tile,
+                      int pv_rows);
 
 // exp for x <= 0 (all the softmax needs): relative error below 2.5e-7 + 8e-8 |x| against exp
 // in double (tests/codegen/softmax_exp_test), exactly 0 below -87.
