@@ -1,18 +1,19 @@
 // CPU schedules (x86 AVX2/AVX-512, ARM NEON): one family, sized by cpu_tiles().
 //
-// Measured 2026-12-03 08:28, Zen 1 (AVX2 variant), 2 threads, `make bench` (docs/PERFORMANCE.md):
-// W1 B1 H12 S1024 D64 none 60.6 ms (ONNX Runtime's MultiHeadAttention 0.89x that time, oneDNN
-// 1.37x, the unfused NumPy/OpenBLAS peer 2.64x); causal 34.1 ms (1.78x faster than ONNX Runtime);
-// W6 GPT-2 block 1.31x ONNX Runtime; decode W4 (split keys) 7.8 ms, 85% of the read bandwidth
-// measured beside it (bench/paired.py), 2.1x oneDNN. It beat: a task index fusing (batch, tile,
+// Measured 2026-12-03 10:59 and 11:29, Zen 1 (AVX2 variant), 2 threads, `make bench`
+// (docs/PERFORMANCE.md): W1 B1 H12 S1024 D64 none 60.2-60.5 ms (ONNX Runtime's
+// MultiHeadAttention 0.97-1.00x that time, oneDNN 1.12x, the unfused NumPy/OpenBLAS peer
+// 2.3-2.5x), 68-70% of an FMA peak read beside it; causal 1.82-1.94x faster than ONNX Runtime;
+// W2 2.0-2.2x; W6 GPT-2 block 1.28-1.31x; decode W4 (split keys) 6.5-8.0 ms, 78-81% of the read
+// bandwidth read beside it, 2.0-2.3x oneDNN. It beat: a task index fusing (batch, tile,
 // head), which made bounds inference allocate state for every head (302 ms causal, profiled),
 // 16-accumulator AVX2 register blocks, which spilled, a PV block of 1 row x all of Dv (1 thread:
 // 190 ms against 153 ms for 4 rows x 2 vectors), Halide prefetches of K and V (1 thread: +6-8%),
 // and packing each key block's K and V rows contiguous (1 thread: 108 -> 114 ms); packing once per
 // (head, batch) task is what wins for long keys (the packed pipeline, tile_config.h: H8 S4096
 // causal 405 -> 327 ms).
-// Mask sweeps (H=8 D=64, bench/mask_skipping.sh): causal/none 0.50 at S=4096, padding at S/4
-// 0.20 of full, window(256,0) 4.09x from S=4096 to 16384, window|global 0.022 of dense.
+// Mask sweeps (H=8 D=64, bench/mask_skipping.sh, 11:41): causal/none 0.535 at S=4096, padding at
+// S/4 0.257 of full, window(256,0) 4.08x from S=4096 to 16384, window|global 0.034 of dense.
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
