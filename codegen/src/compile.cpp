@@ -161,6 +161,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
         v.short_key_block = short_tiles.key_block;
       }
       v.packed = packs_head_rows(spec);
+      if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, lanes));
       k.variant_tiles.push_back(v);
     }
     k.required_cpu_features = k.variant_cpu_features.back();
@@ -193,8 +194,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
       std::vector<Pipeline> pipelines = {{k.id + suffix, "tiles", tiles.tuned ? tiles.tiles : ""}};
       if (!tiles.short_tiles.empty())
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
-      if (tiles.packed)
-        pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.tuned ? tiles.tiles : ""});
+      if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
       if (k.split_keys_max_queries > 0)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {

@@ -59,7 +59,8 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
       if (!k.variant_tiles[v].short_tiles.empty())
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
       if (k.variant_tiles[v].packed)
-        o << ", \"packed_keys\": [" << packed_min_keys << ", " << packed_max_keys << "]";
+        o << ", \"packed_keys\": [" << packed_min_keys << ", " << packed_max_keys
+          << "], \"packed_tiles\": " << json_string(k.variant_tiles[v].packed_tiles);
       o << "}";
     }
     o << "\n      ],\n"

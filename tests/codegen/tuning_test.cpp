@@ -179,18 +179,43 @@ TEST_CASE("short-sequence tiles: valid where they exist, and chosen only where t
 }
 
 TEST_CASE("the packed pipeline: core specs whose tiles read most keys") {
-  for (const char *text : {"heads=12 head_dim=64", "heads=12 head_dim=64 mask=causal", "heads=4 kv_heads=1 head_dim=32",
-                           "heads=2 head_dim=16 mask=(causal|prefix)&padding", "heads=2 head_dim=16 mask=tensor",
-                           "heads=2 head_dim=16 mask=document&causal", "heads=2 head_dim=16 mask=window(-1,4)"}) {
+  for (const char *text :
+       {"heads=12 head_dim=64", "heads=12 head_dim=64 mask=causal", "heads=4 kv_heads=1 head_dim=32",
+        "heads=2 head_dim=16 mask=(causal|prefix)&padding", "heads=2 head_dim=16 mask=tensor",
+        "heads=2 head_dim=16 mask=document&causal", "heads=2 head_dim=16 mask=window(-1,4)"}) {
     CAPTURE(text);
     CHECK(attnc::packs_head_rows(spec_of(text)));
   }
   // Windows with a finite left edge, global tokens and random blocks visit a few blocks per tile;
   // the block form's K and V come from its own projections.
-  for (const char *text : {"heads=2 head_dim=16 mask=window(16,0)", "heads=2 head_dim=16 mask=window(4,4)|causal",
-                           "heads=2 head_dim=16 mask=global(4)", "heads=2 head_dim=16 mask=random(16,2,42)&causal",
-                           "d_model=64 heads=2 form=block mask=causal"}) {
+  for (const char *text :
+       {"heads=2 head_dim=16 mask=window(16,0)", "heads=2 head_dim=16 mask=window(4,4)|causal",
+        "heads=2 head_dim=16 mask=global(4)", "heads=2 head_dim=16 mask=random(16,2,42)&causal",
+        "d_model=64 heads=2 form=block mask=causal"}) {
     CAPTURE(text);
     CHECK_FALSE(attnc::packs_head_rows(spec_of(text)));
+  }
+}
+
+TEST_CASE("the packed pipeline takes larger key blocks for causal-like masks on AVX2") {
+  for (int lanes : {4, 8, 16}) {
+    CAPTURE(lanes);
+    for (const char *text : {"heads=2 head_dim=16", "heads=12 head_dim=64 mask=causal",
+                             "heads=2 head_dim=16 mask=window(-1,4)&padding",
+                             "heads=2 head_dim=16 mask=padding", "heads=2 head_dim=16 mask=window(16,0)"}) {
+      CAPTURE(text);
+      const attn::Spec s = spec_of(text);
+      const attnc::CpuTiles packed = attnc::cpu_tiles_packed(s, lanes), plain = attnc::cpu_tiles(s, lanes);
+      CHECK(packed.pack_head_rows);
+      CHECK(attnc::tile_problem(s, packed).empty());
+      CHECK(packed.query_tile == plain.query_tile);
+      // Only windows open to the left, only where 96-key blocks were measured against 192.
+      const bool open_left = std::string(text).find("window(-1") != std::string::npos ||
+                             std::string(text).find("causal") != std::string::npos;
+      if (lanes < 16 && open_left)
+        CHECK(packed.key_block == 192);
+      else
+        CHECK(packed.key_block == plain.key_block);
+    }
   }
 }

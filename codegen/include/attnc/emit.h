@@ -15,7 +15,8 @@ struct VariantTiles {
   int query_tile = 0, key_block = 0;
   std::string short_tiles;  // "" when there is no short pipeline
   int short_query_tile = 0, short_key_block = 0;
-  bool packed = false;  // a packed pipeline (main tiles, head rows copied): packed_min/max_keys
+  bool packed = false;       // a packed pipeline (head rows copied): packed_min/max_keys
+  std::string packed_tiles;  // its tiles: cpu_tiles_packed's, or the tuned ones
 };
 
 // One generated kernel, as the runtime and the manifest describe it.

@@ -61,6 +61,15 @@ constexpr int packed_min_tasks = 8;
 // blocks per tile, and copying the whole head would cost more than the strided reads.
 bool packs_head_rows(const attn::Spec &resolved);
 
+// The packed pipeline's tiles: cpu_tiles()' with 192-key blocks on AVX2-class targets where
+// those have 96 for a causal-like mask (every window open to the left; the packed pipeline takes
+// no other windows). With PV trimmed per row group, a larger diagonal block wastes little, and
+// fewer blocks mean fewer rescales of the running state. 2 threads, interleaved medians, 96 ->
+// 192 keys: B1 H8 S4096 D64 causal 317.0 -> 305.8 ms, W5 B1 H16 S2048 D128 causal 310.3 ->
+// 301.5 ms, W1 causal (1 thread) 64.5 -> 63.1 ms; finite windows lose (window(256,0) 52.2 ->
+// 53.1 ms, window(128,128)|global(16) 79.3 -> 100.8 ms), hence only here.
+CpuTiles cpu_tiles_packed(const attn::Spec &resolved, int native_lanes);
+
 // Whether a call of seq_q x seq_k runs faster on the short tiles: fewer padded scores (whole
 // query tiles times whole key blocks) after the defaults' speedup. The generated entry does the
 // same arithmetic in C.
