@@ -1,10 +1,10 @@
 // CPU schedules (x86 AVX2/AVX-512, ARM NEON): one family, sized by cpu_tiles().
 //
-// Measured 2026-12-03 10:59 and 11:29, Zen 1 (AVX2 variant), 2 threads, `make bench`
-// (docs/PERFORMANCE.md): W1 B1 H12 S1024 D64 none 60.2-60.5 ms (ONNX Runtime's
-// MultiHeadAttention 0.97-1.00x that time, oneDNN 1.12x, the unfused NumPy/OpenBLAS peer
-// 2.3-2.5x), 68-70% of an FMA peak read beside it; causal 1.82-1.94x faster than ONNX Runtime;
-// W2 2.0-2.2x; W6 GPT-2 block 1.28-1.31x; decode W4 (split keys) 6.5-8.0 ms, 78-81% of the read
+// Measured 2026-12-03 10:59, 11:29 and 12:20, Zen 1 (AVX2 variant), 2 threads, `make bench`
+// (docs/PERFORMANCE.md): W1 B1 H12 S1024 D64 none 57.2-60.5 ms (ONNX Runtime's
+// MultiHeadAttention 0.94-1.00x that time, oneDNN 1.12x, the unfused NumPy/OpenBLAS peer
+// 2.3-2.5x), 68-71% of an FMA peak read beside it; causal 1.74-1.94x faster than ONNX Runtime;
+// W2 2.0-2.2x; W6 GPT-2 block 1.28-1.31x; decode W4 (split keys) 6.5-8.0 ms, 78-83% of the read
 // bandwidth read beside it, 2.0-2.3x oneDNN. It beat: a task index fusing (batch, tile,
 // head), which made bounds inference allocate state for every head (302 ms causal, profiled),
 // 16-accumulator AVX2 register blocks, which spilled, a PV block of 1 row x all of Dv (1 thread:
