@@ -31,7 +31,8 @@ struct Positions {
 Positions positions(int mask_block, const MaskPoint &p) {
   if (mask_block <= 0) return {p.query_pos, p.query_pos, p.key, p.key};
   const Expr qb = p.query_pos / mask_block, kb = p.key / mask_block;  // floor division
-  return {qb * mask_block, qb * mask_block + mask_block - 1, kb * mask_block, kb * mask_block + mask_block - 1};
+  return {qb * mask_block, qb * mask_block + mask_block - 1, kb * mask_block,
+          kb * mask_block + mask_block - 1};
 }
 
 }  // namespace
@@ -86,6 +87,15 @@ Expr lower_mask(const attn::Mask &mask, int mask_block, const MaskPoint &p, cons
   return value[mask.root()];
 }
 
+KeySpan span_hull(const std::vector<KeySpan> &spans) {
+  KeySpan h = spans[0];
+  for (size_t i = 1; i < spans.size(); ++i) {
+    h.first = Halide::min(h.first, spans[i].first);
+    h.last = Halide::max(h.last, spans[i].last);
+  }
+  return h;
+}
+
 KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo, const Expr &query_hi,
                    const Expr &batch, const Expr &seq_k, const MaskInputs &in) {
   const KeySpan all{0, seq_k - 1};
@@ -101,14 +111,7 @@ KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo,
     return mask_block > 0 ? (k / mask_block) * mask_block + mask_block - 1 : k;
   };
   // Past max_key_spans, a set collapses to its hull.
-  auto hull = [](const std::vector<KeySpan> &spans) {
-    KeySpan h = spans[0];
-    for (size_t i = 1; i < spans.size(); ++i) {
-      h.first = Halide::min(h.first, spans[i].first);
-      h.last = Halide::max(h.last, spans[i].last);
-    }
-    return std::vector<KeySpan>{h};
-  };
+  auto hull = [](const std::vector<KeySpan> &spans) { return std::vector<KeySpan>{span_hull(spans)}; };
   std::vector<KeySpans> sets(mask.count);
   for (int n = 0; n < mask.count; ++n) {
     const attn::MaskNode &node = mask.nodes[n];
@@ -123,7 +126,8 @@ KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo,
       case attn::MaskOp::global_tokens: {
         // Every query sees the global keys; only global queries (q' < G) see the rest.
         const Expr global_last = round_last(Expr(node.tokens - 1));
-        r.spans = {{0, global_last}, {global_last + 1, Halide::select(q_lo < node.tokens, seq_k - 1, global_last)}};
+        r.spans = {{0, global_last},
+                   {global_last + 1, Halide::select(q_lo < node.tokens, seq_k - 1, global_last)}};
         r.bounded = true;
         break;
       }
@@ -145,7 +149,8 @@ KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo,
         if (as.size() * bs.size() > max_key_spans) as = hull(as), bs = hull(bs);
         r.spans.clear();
         for (const KeySpan &x : as)
-          for (const KeySpan &y : bs) r.spans.push_back({Halide::max(x.first, y.first), Halide::min(x.last, y.last)});
+          for (const KeySpan &y : bs)
+            r.spans.push_back({Halide::max(x.first, y.first), Halide::min(x.last, y.last)});
         r.bounded = a.bounded || b.bounded;
         break;
       }

@@ -35,10 +35,14 @@ struct KeySpans {
   bool bounded = false;
 };
 constexpr int max_key_spans = 4;
-KeySpans key_spans(const attn::Mask &mask, int mask_block, const Halide::Expr &query_lo, const Halide::Expr &query_hi,
-                   const Halide::Expr &batch, const Halide::Expr &seq_k, const MaskInputs &in);
+// The smallest single span holding every span of `spans` (not empty).
+KeySpan span_hull(const std::vector<KeySpan> &spans);
+KeySpans key_spans(const attn::Mask &mask, int mask_block, const Halide::Expr &query_lo,
+                   const Halide::Expr &query_hi, const Halide::Expr &batch, const Halide::Expr &seq_k,
+                   const MaskInputs &in);
 
 // The random(BS, N, SEED) key block for query block qb and draw n (formula in docs/DSL.md).
-Halide::Expr random_key_block(uint32_t seed, const Halide::Expr &query_block, int draw, const Halide::Expr &key_blocks);
+Halide::Expr random_key_block(uint32_t seed, const Halide::Expr &query_block, int draw,
+                              const Halide::Expr &key_blocks);
 
 }  // namespace attnc
