@@ -182,9 +182,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
   std::vector<fs::path> archives;
   for (const KernelRecord &k : kernels) {
     // Per variant: the main pipeline, the short-sequence one, the packed one, the decode one.
-    // One Halide function
-    // per target rather than Halide's multitarget wrapper: that wrapper caches its first
-    // choice, and the runtime must be able to pick (attn_set_max_isa).
+    // One Halide function per target rather than Halide's multitarget wrapper: that wrapper
+    // caches its first choice, and the runtime must be able to pick (attn_set_max_isa).
     for (size_t v = 0; v < k.targets.size(); ++v) {
       const VariantTiles &tiles = k.variant_tiles[v];
       struct Pipeline {
