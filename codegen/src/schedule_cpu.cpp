@@ -5,9 +5,9 @@
 // MultiHeadAttention 0.94-1.00x that time, oneDNN 1.12x, the unfused NumPy/OpenBLAS peer
 // 2.3-2.5x), 68-71% of an FMA peak read beside it; causal 1.74-1.94x faster than ONNX Runtime;
 // W2 2.0-2.2x; W6 GPT-2 block 1.28-1.31x; decode W4 (split keys) 6.5-8.0 ms, 78-83% of the read
-// bandwidth read beside it, 2.0-2.3x oneDNN. It beat: a task index fusing (batch, tile,
-// head), which made bounds inference allocate state for every head (302 ms causal, profiled),
-// 16-accumulator AVX2 register blocks, which spilled, a PV block of 1 row x all of Dv (1 thread:
+// bandwidth read beside it, 2.0-2.3x oneDNN (before its P.V key groups, below: -8%). It beat: a task index
+// fusing (batch, tile, head), which made bounds inference allocate state for every head (302 ms causal,
+// profiled), 16-accumulator AVX2 register blocks, which spilled, a PV block of 1 row x all of Dv (1 thread:
 // 190 ms against 153 ms for 4 rows x 2 vectors), Halide prefetches of K and V (1 thread: +6-8%),
 // and packing each key block's K and V rows contiguous (1 thread: 108 -> 114 ms); packing once per
 // (head, batch) task is what wins for long keys (the packed pipeline, tile_config.h: H8 S4096
@@ -122,6 +122,7 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
 void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   const int lanes = t.head_vector;
   Var task("task"), key_outer("key_outer"), key_inner("key_inner"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  Var dv_rest("dv_rest");
   Var rows("rows");
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
@@ -141,7 +142,8 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   f.scores.update()
       .split(f.key, key_outer, key_inner, t.split_keys_dots, TailStrategy::GuardWithIf)
       .reorder(f.over_lanes.x, key_inner, f.i, f.h, key_outer)
-      .vectorize(key_inner, lanes);
+      .vectorize(key_inner, lanes)
+      .unroll(f.over_lanes.x);
   f.dot_lanes.compute_at(f.scores, f.i).vectorize(f.lane);
   f.dot_lanes.update().reorder(f.lane, f.key, f.over_head_vectors.x).vectorize(f.lane).unroll(f.key);
   if (f.has_modifiers)
@@ -150,11 +152,27 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   f.probs.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
   f.chunk_sum.compute_at(f.partial, task);
 
-  // P.V: per key, every head and query accumulates its row of V (read once, in order).
+  // P.V: per key group (split_keys_dots keys, as for q . k), every head and query sums the
+  // group's rows of V into split_keys_pv_vectors registers, then adds them to the chunk's (it
+  // was read, FMA'd and written back per key: two loads and a store per FMA). The lane sums of
+  // q . k are unrolled (a constant shuffle instead of a strided read of dot_lanes). W4, 2 threads,
+  // 10 interleaved rounds (2026-12-03): 7.52 -> 7.38 ms (PV groups) -> 6.90 ms (both), 19.4 GB/s
+  // of K and V against 22.2 GB/s read by bench/read_bandwidth beside it.
+  Var dv_slice("dv_slice");
   f.chunk_pv.compute_at(f.partial, task).vectorize(f.dv, t.pv_vector);
   f.chunk_pv.update()
+      .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.split_keys_pv_vectors)
+      .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, dv_slice, f.i, f.h, f.over_groups.x)
+      .vectorize(dv_lane)
+      .unroll(dv_vec);
+  f.group_pv.compute_at(f.chunk_pv, dv_slice)
       .split(f.dv, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, f.i, f.h, f.over_chunk.x)
+      .vectorize(dv_lane)
+      .unroll(dv_vec);
+  f.group_pv.update()
+      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, f.over_group.x)
       .vectorize(dv_lane)
       .unroll(dv_vec);
 

@@ -13,7 +13,7 @@ using Halide::Func;
 using Halide::RDom;
 
 SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &s, int chunk_keys,
-                                 int lanes) {
+                                 int group_keys, int lanes) {
   SplitKeysFuncs f;
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   const Halide::Var &dv = f.dv, &lane = f.lane, &key = f.key, &c = f.c, &i = f.i, &h = f.h, &b = f.b;
@@ -35,23 +35,25 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.over_lanes = RDom(0, lanes, "over_lanes");
   f.over_chunk = RDom(0, chunk_keys, "over_chunk");
   f.over_chunks = RDom(0, (seq_k + chunk_keys - 1) / chunk_keys, "over_chunks");
-  const Expr rk = f.over_chunk.x;
+  f.over_group = RDom(0, group_keys, "over_group");
+  f.over_groups = RDom(0, chunk_keys / group_keys, "over_groups");
+  const Expr rk = f.over_chunk.x, rg = f.over_groups.x;
 
   // Only keys < Sk inside the hull of the spans the mask may keep for any of the queries; the
   // predicate reads the length inputs directly so Halide lifts it into the loop bounds.
   const Expr first_query = (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_query, first_query + seq_q - 1, b, seq_k, unchecked.masks);
-  Expr visit = key_pos(c, rk) < seq_k;
+  // A key group is visited when any of its keys is.
+  const Expr group_first = key_pos(c, rg * group_keys), group_last = group_first + (group_keys - 1);
+  Expr visit = key_pos(c, rk) < seq_k, visit_group = group_first < seq_k;
   if (spans.bounded) {
-    Expr first = spans.spans[0].first, last = spans.spans[0].last;
-    for (size_t n = 1; n < spans.spans.size(); ++n) {
-      first = Halide::min(first, spans.spans[n].first);
-      last = Halide::max(last, spans.spans[n].last);
-    }
-    visit = visit && key_pos(c, rk) >= first && key_pos(c, rk) <= last;
+    const KeySpan hull = span_hull(spans.spans);
+    visit = visit && key_pos(c, rk) >= hull.first && key_pos(c, rk) <= hull.last;
+    visit_group = visit_group && group_last >= hull.first && group_first <= hull.last;
   }
   f.over_chunk.where(visit);
+  f.over_groups.where(visit_group);
 
   f.query = Func("query");
   const Halide::Var d("d");
@@ -84,9 +86,18 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.chunk_sum(c, i, h, b) = 0.0f;
   f.chunk_sum(c, i, h, b) += f.probs(rk, c, i, h, b);
 
+  // P.V in two levels: a group's sum stays in registers across its keys (the schedule), so the
+  // chunk's accumulator is read and written once per group rather than once per key. Keys of a
+  // visited group outside the hull or past Sk have probs 0 (and read a valid row).
+  const Halide::Var g("g");
+  const Expr group_key = g * group_keys + f.over_group.x;
+  f.group_pv = Func("group_pv");
+  f.group_pv(dv, g, c, i, h, b) = 0.0f;
+  f.group_pv(dv, g, c, i, h, b) +=
+      f.probs(group_key, c, i, h, b) * in.v(dv, h / group, key_row(c, group_key), b);
   f.chunk_pv = Func("chunk_pv");
   f.chunk_pv(dv, c, i, h, b) = 0.0f;
-  f.chunk_pv(dv, c, i, h, b) += f.probs(rk, c, i, h, b) * in.v(dv, h / group, key_row(c, rk), b);
+  f.chunk_pv(dv, c, i, h, b) += f.group_pv(dv, rg, c, i, h, b);
 
   f.partial = Func("partial");
   f.partial(dv, c, i, h, b) =

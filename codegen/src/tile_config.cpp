@@ -93,6 +93,10 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // GB/s on this VM the same hour). The tiled core took 103 ms.
   t.split_keys_chunk = 256;
   t.split_keys_dots = wide ? 16 : 8;
+  // P.V per key group in registers: up to 8 vectors of head_dim_v (8 accumulators, a broadcast
+  // and a row of V).
+  t.split_keys_pv_vectors = 8;
+  while (dv_vectors % t.split_keys_pv_vectors != 0) t.split_keys_pv_vectors /= 2;
   t.split_keys_max_queries = 8;
   // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.
   t.proj_rows = 4;

@@ -44,6 +44,8 @@ void check_tiles(const attn::Spec &s, int lanes) {
   CHECK(t.split_keys_max_queries < t.query_tile);
   CHECK(t.split_keys_chunk % t.split_keys_dots == 0);
   CHECK(t.split_keys_dots + 2 <= registers(lanes));
+  CHECK((s.head_dim_v / t.pv_vector) % t.split_keys_pv_vectors == 0);
+  CHECK(t.split_keys_pv_vectors + 2 <= registers(lanes));
   // Projections.
   CHECK(t.proj_token_task % t.proj_rows == 0);
   CHECK(t.proj_cols % lanes == 0);

@@ -19,6 +19,8 @@ struct SplitKeysFuncs {
   Halide::RDom over_lanes;         // the lanes of one q . k, summed
   Halide::RDom over_chunk;         // keys of a chunk, trimmed to keys < Sk and the mask's key hull
   Halide::RDom over_chunks;        // chunks of one query
+  Halide::RDom over_group;         // keys of one PV key group
+  Halide::RDom over_groups;        // key groups of a chunk, trimmed like over_chunk
   Halide::Func query;              // query(d, i, h, b): q * scale
   Halide::Func dot_lanes;          // dot_lanes(lane, key, c, i, h, b): q . k, per lane
   Halide::Func scores;             // scores(key, c, i, h, b): q . k
@@ -26,7 +28,8 @@ struct SplitKeysFuncs {
   Halide::Func chunk_max;          // chunk_max(c, i, h, b): max kept logit, or no_key_score
   Halide::Func probs;              // probs(key, c, i, h, b): exp(logit - chunk_max), 0 if masked
   Halide::Func chunk_sum;          // chunk_sum(c, i, h, b)
-  Halide::Func chunk_pv;           // chunk_pv(dv, c, i, h, b): probs . v over the chunk
+  Halide::Func group_pv;           // group_pv(dv, g, c, i, h, b): probs . v over key group g
+  Halide::Func chunk_pv;           // chunk_pv(dv, c, i, h, b): sum of the chunk's group_pv
   Halide::Func partial;            // partial(dv, c, i, h, b) = {chunk_max, chunk_sum, chunk_pv}
   Halide::Func total_max;          // total_max(i, h, b): max over chunks
   Halide::Func combined;           // combined(dv, i, h, b) = {sum, acc} rescaled to total_max
@@ -36,7 +39,8 @@ struct SplitKeysFuncs {
   bool with_lse = false;
 };
 
-// lanes divides head_dim.
-SplitKeysFuncs define_split_keys(const CoreInputs &in, const attn::Spec &resolved, int chunk_keys, int lanes);
+// lanes divides head_dim; group_keys divides chunk_keys.
+SplitKeysFuncs define_split_keys(const CoreInputs &in, const attn::Spec &resolved, int chunk_keys,
+                                 int group_keys, int lanes);
 
 }  // namespace attnc
