@@ -70,13 +70,28 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // broadcast per FMA. One slice of head_dim_v at a time, so its rows of the V block stay in L1
   // while every group of query rows goes over them.
   // The algorithm splits the rows into groups of pv_rows (each group's key range is trimmed).
+  // The sums are computed per register block (zeroed in registers, not by a memset of the
+  // whole block, then loaded) and stored into the block's buffer that the state update reads.
+  // 2 threads, 8 interleaved rounds, outputs bit-identical: W1 none 63.6 -> 60.5 ms, W3 93.9 ->
+  // 88.7 ms, W1 causal 36.3 -> 35.8 ms; W1 one thread 125.7 -> 122.8 ms.
   Var dv_slice("dv_slice"), dv_rest("dv_rest"), dv_vec("dv_vec"), dv_lane("dv_lane");
   const RVar over_group_block = f.over_group_block.x;
-  w.block_pv.compute_at(f.state, over_blocks).vectorize(f.dv, t.pv_vector);
-  w.block_pv.update()
+  Halide::Func pv_block = w.block_pv.in(f.state);
+  pv_block.compute_at(f.state, over_blocks)
       .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
       .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, f.group_row, over_group_block, f.pv_group, dv_slice)
+      .reorder(dv_lane, dv_vec, f.group_row, f.pv_group, dv_slice)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(f.group_row);
+  w.block_pv.compute_at(pv_block, f.pv_group)
+      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(f.group_row);
+  w.block_pv.update()
+      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, f.group_row, over_group_block)
       .vectorize(dv_lane)
       .unroll(dv_vec)
       .unroll(f.group_row);
