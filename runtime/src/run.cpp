@@ -57,6 +57,12 @@ extern "C" attn_status attn_kernel_set_threads(const attn_kernel *kernel, int th
   return ATTN_OK;
 }
 
+extern "C" attn_status attn_kernel_release_memory(const attn_kernel *kernel) {
+  if (kernel == nullptr || kernel->desc == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel is null");
+  if (kernel->desc->release_memory != nullptr) kernel->desc->release_memory();
+  return ATTN_OK;
+}
+
 extern "C" const char *attn_kernel_selected_target(const attn_kernel *kernel) {
   if (kernel == nullptr || kernel->desc == nullptr) return "";
   const attn_kernel_desc &desc = *kernel->desc;

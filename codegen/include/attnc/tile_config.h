@@ -45,7 +45,9 @@ constexpr double default_tiles_speedup = 1.077;
 // contiguous buffers (in [B, S, H, D] they sit H * D floats apart, which past L2 costs the
 // hardware prefetchers). AVX2, 2 threads, interleaved medians: B1 H8 S4096 D64 causal 405 ->
 // 327 ms, B1 H12 S4096 none 1207 -> 1007 ms, W1 (S = 1024) 60.7 -> 60.0 ms, but B8 H8 S512
-// 80.7 -> 85.5 ms (the copy and its page faults against a short task). So the entry runs it
+// 80.7 -> 85.5 ms (the copy and its page faults against a short task; with the page faults
+// gone, attn/workspace_cache.h, still 80.6 -> 80.8 ms: the copy saves no more than it costs
+// at S = 512). So the entry runs it
 // from packed_min_keys keys, and only for specs whose tiles read most of the keys. Up to
 // packed_max_keys: a task's copies take Sk * (D + Dv) * 4 bytes, and with the query tiles in a
 // nested parallel loop a waiting thread can open more tasks (2 threads, S = 32768, D = 64: 65

@@ -9,36 +9,30 @@
 extern "C" {
 #endif
 
-#define ATTN_ABI_VERSION 3
+#define ATTN_ABI_VERSION 4
 
 /* Every call returns one of these; attn_last_error() holds the message of the last failure on
  * the calling thread. */
 typedef enum attn_status {
   ATTN_OK = 0,
-  ATTN_ERR_INVALID_ARGUMENT = 1, /* a null handle or pointer, or an unusable option */
-  ATTN_ERR_UNKNOWN_KERNEL = 2,   /* no kernel with that id */
-  ATTN_ERR_MISSING_TENSOR = 3,   /* a tensor the kernel needs was not given */
-  ATTN_ERR_UNKNOWN_TENSOR = 4,   /* a tensor name the kernel does not take, or given twice */
-  ATTN_ERR_NULL_DATA = 5,        /* a tensor with a null data pointer */
-  ATTN_ERR_DTYPE = 6,            /* a tensor of the wrong element type */
-  ATTN_ERR_RANK = 7,             /* a tensor of the wrong rank */
-  ATTN_ERR_SHAPE = 8,            /* a dimension of the wrong size, or sizes that disagree */
-  ATTN_ERR_STRIDE = 9,           /* innermost stride not 1, negative, overlapping output, too large */
-  ATTN_ERR_KERNEL_FAILED = 10,   /* the kernel itself reported an error */
-  ATTN_ERR_LOAD = 11,            /* a library could not be opened or has no attnc table */
-  ATTN_ERR_ABI_MISMATCH = 12,    /* a library built for another attnc ABI version */
-  ATTN_ERR_UNSUPPORTED_CPU = 13, /* the kernel needs CPU features this machine lacks */
+  ATTN_ERR_INVALID_ARGUMENT = 1,   /* a null handle or pointer, or an unusable option */
+  ATTN_ERR_UNKNOWN_KERNEL = 2,     /* no kernel with that id */
+  ATTN_ERR_MISSING_TENSOR = 3,     /* a tensor the kernel needs was not given */
+  ATTN_ERR_UNKNOWN_TENSOR = 4,     /* a tensor name the kernel does not take, or given twice */
+  ATTN_ERR_NULL_DATA = 5,          /* a tensor with a null data pointer */
+  ATTN_ERR_DTYPE = 6,              /* a tensor of the wrong element type */
+  ATTN_ERR_RANK = 7,               /* a tensor of the wrong rank */
+  ATTN_ERR_SHAPE = 8,              /* a dimension of the wrong size, or sizes that disagree */
+  ATTN_ERR_STRIDE = 9,             /* innermost stride not 1, negative, overlapping output, too large */
+  ATTN_ERR_KERNEL_FAILED = 10,     /* the kernel itself reported an error */
+  ATTN_ERR_LOAD = 11,              /* a library could not be opened or has no attnc table */
+  ATTN_ERR_ABI_MISMATCH = 12,      /* a library built for another attnc ABI version */
+  ATTN_ERR_UNSUPPORTED_CPU = 13,   /* the kernel needs CPU features this machine lacks */
   ATTN_ERR_MANIFEST_MISMATCH = 14, /* a library whose manifest does not match its kernels */
-  ATTN_ERR_INVALID_VALUE = 15     /* a tensor value out of its range (key_lengths > Sk, ...) */
+  ATTN_ERR_INVALID_VALUE = 15      /* a tensor value out of its range (key_lengths > Sk, ...) */
 } attn_status;
 
-typedef enum attn_dtype {
-  ATTN_F32 = 1,
-  ATTN_F16 = 2,
-  ATTN_BF16 = 3,
-  ATTN_I32 = 4,
-  ATTN_U8 = 5
-} attn_dtype;
+typedef enum attn_dtype { ATTN_F32 = 1, ATTN_F16 = 2, ATTN_BF16 = 3, ATTN_I32 = 4, ATTN_U8 = 5 } attn_dtype;
 
 #define ATTN_MAX_RANK 8
 
@@ -113,6 +107,12 @@ attn_status attn_kernel_arg(const attn_kernel *kernel, int index, attn_arg_info 
 
 /* Threads the kernel's pool uses (0: one per core). Applies to every kernel sharing the pool. */
 attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
+
+/* Kernels keep their large scratch blocks (64 KiB and up, such as a head's packed keys and
+ * values; at most 64 MiB in all per library) between calls, so that later calls do not fault
+ * fresh pages in. This frees the blocks held by the kernel's library now; calls in flight keep
+ * theirs. Later calls allocate and hold again. */
+attn_status attn_kernel_release_memory(const attn_kernel *kernel);
 
 /* The most capable instruction set kernels may use, for every kernel in the process: "avx512"
  * (no limit), "avx2", "avx", "sse41" or "x86-64"; NULL or "" removes the limit. Without a call,
