@@ -43,7 +43,7 @@ typedef struct attn_kernel_desc {
   int32_t variant_count;
   const attn_kernel_variant *variants;
   int (*run_variant)(attn_call_context *context, void **buffers, int32_t variant);
-  /* Frees the scratch blocks the kernel's library keeps between calls (attn/workspace_cache.h);
+  /* Frees the scratch blocks the kernel's cache keeps between calls (attn/workspace_cache.h);
    * null where it keeps none. */
   void (*release_memory)(void);
 } attn_kernel_desc;

@@ -109,9 +109,10 @@ attn_status attn_kernel_arg(const attn_kernel *kernel, int index, attn_arg_info 
 attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
 
 /* Kernels keep their large scratch blocks (64 KiB and up, such as a head's packed keys and
- * values; at most 64 MiB in all per library) between calls, so that later calls do not fault
- * fresh pages in. This frees the blocks held by the kernel's library now; calls in flight keep
- * theirs. Later calls allocate and hold again. */
+ * values) between calls, so that later calls do not fault fresh pages in: at most 64 MiB in one
+ * cache for all statically linked kernel libraries of a program, and one per shared library.
+ * This frees the blocks held by the kernel's cache now; calls in flight keep theirs. Later calls
+ * allocate and hold again. */
 attn_status attn_kernel_release_memory(const attn_kernel *kernel);
 
 /* The most capable instruction set kernels may use, for every kernel in the process: "avx512"

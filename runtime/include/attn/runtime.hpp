@@ -168,7 +168,7 @@ class Kernel {
     return infos;
   }
   Status set_threads(int threads) const { return Status::from(attn_kernel_set_threads(handle_, threads)); }
-  // Frees the scratch blocks the kernel's library holds between calls (attn_kernel_release_memory).
+  // Frees the scratch blocks the kernel's cache holds between calls (attn_kernel_release_memory).
   Status release_memory() const { return Status::from(attn_kernel_release_memory(handle_)); }
 
  private:
