@@ -344,6 +344,13 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   return e;
 }
 
+int64_t differing_elements(const Tensor &a, const Tensor &b) {
+  REQUIRE(a.elements() == b.elements());
+  int64_t differing = 0;
+  for (int64_t n = 0; n < a.elements(); ++n) differing += !same_bits(a.logical(n), b.logical(n));
+  return differing;
+}
+
 Comparison compare(const Tensor &out, const Expected &expected) {
   Comparison c;
   REQUIRE(static_cast<size_t>(out.elements()) == expected.exact.size());

@@ -124,6 +124,8 @@ struct Comparison {
   bool pass() const { return nan_count == 0 && padding_intact && kernel_error <= bound(); }
 };
 Comparison compare(const Tensor &out, const Expected &expected);
+// Logical elements whose bits differ between two tensors of the same shape (0: bit-identical).
+int64_t differing_elements(const Tensor &a, const Tensor &b);
 std::ostream &operator<<(std::ostream &os, const Comparison &c);
 
 // The lse pass rule: the same -inf rows as the reference, no NaN, finite values within

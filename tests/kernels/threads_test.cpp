@@ -1,7 +1,6 @@
 // The thread count changes how work is split, not the result: 1 and 2 threads agree bit for bit.
 #include <doctest/doctest.h>
 
-#include <cstring>
 #include <random>
 #include <string>
 
@@ -35,11 +34,7 @@ void check_thread_counts(const std::string &spec_text, int batch, int seq_q, int
   CAPTURE(result);
   CHECK(result.pass());
 
-  int64_t differing = 0;
-  for (int64_t n = 0; n < one_thread.elements(); ++n) {
-    const float a = one_thread.logical(n), b = two_threads.logical(n);
-    differing += std::memcmp(&a, &b, sizeof a) != 0;
-  }
+  const int64_t differing = differing_elements(one_thread, two_threads);
   CHECK_MESSAGE(differing == 0, differing, " elements differ between 1 and 2 threads");
   REQUIRE(attn_kernel_set_threads(kernel, 0) == ATTN_OK);  // back to one per core
 }

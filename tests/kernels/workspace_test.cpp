@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 
@@ -19,15 +18,6 @@ using namespace attnc::test;
 struct Shape {
   int batch, seq_q, seq_k;
 };
-
-int64_t differing_elements(const Tensor &a, const Tensor &b) {
-  int64_t differing = 0;
-  for (int64_t n = 0; n < a.elements(); ++n) {
-    const float x = a.logical(n), y = b.logical(n);
-    differing += std::memcmp(&x, &y, sizeof x) != 0;
-  }
-  return differing;
-}
 
 // Packed shapes (Sk >= 1024, B x heads >= 8): each task copies its head's keys and values into
 // blocks of 64 KiB and more. The larger shape runs first so that the smaller reuses its blocks,
