@@ -2,6 +2,7 @@
 //
 // AVX2 numbers below: Zen 1 (2 cores, FMA peak 39.4 GFLOP/s per core measured by
 // bench/fma_peak.cpp), B1 H12 S1024 D64 no mask, one thread, medians of 5 (attn-run --bench).
+// AVX-512 numbers: Zen 4 (EPYC, 2 cores, 114 GFLOP/s per core by the same benchmark).
 #include "attnc/tile_config.h"
 
 #include <algorithm>
@@ -53,7 +54,8 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // thread, W1 none (B1 H12 S1024 D64), interleaved medians of 4-5 (2026-12-03; base = tile 32,
   // QK^T 2 x 6, PV 4 x 2, key block 96: 110.9 ms): tile 48 with PV 6 x 2 108.7 ms; with QK^T
   // 3 x 4 and key block 128 as well 103.0 ms; the same with tile 96 109.3 ms, PV 4 x 2
-  // 106.7 ms. AVX-512 keeps tile 32: not measured (no AVX-512 machine).
+  // 106.7 ms. AVX-512 keeps tile 32 (Zen 4, attnc tune as for key_block below: 48 and 64
+  // with their 3 x 6 / 2 x 8 / 4 x 4 blocks were within 4% either way, none ahead everywhere).
   t.query_tile = wide ? 32 : 48;
   // QK^T accumulators = score_vectors query vectors x score_rows keys, leaving registers for
   // the query vectors and one broadcast: 2 x 8 = 16 zmm; 3 x 4 = 12 ymm (16 spilled on AVX2).
@@ -69,10 +71,19 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // skip blocks by position (causal, windows) keep 96: their diagonal blocks are partly
   // masked, and bigger ones waste more (W1 causal: 96 keys 58.2 ms, 128 keys 61.0 ms, old
   // 58.5 ms; W5 B1 H16 S2048 D128 causal: 96 keys 657 ms, 128 keys 691 ms, old 688 ms).
-  bool skips_blocks = false;
-  for (int n = 0; n < s.mask.count; ++n)
-    skips_blocks = skips_blocks || attn::is_structural(s.mask.nodes[n].op);
-  t.key_block = wide || skips_blocks ? 96 : 128;
+  // AVX-512 (Zen 4, 2 threads, attnc tune medians of 9 interleaved rounds, 2026-12-03): 128
+  // keys against 96 W1 none 18.4 vs 19.9 ms, W3 27.9 vs 31.2 (512 keys: 96 leaves a partial
+  // block), W2 112.9 vs 116.1, W5 109.2 vs 111.7, W1 causal 12.1 vs 12.0 (the wider registers
+  // halve the loop trips a block costs); only narrow rows lose: H8 S4096 window(128,128)|
+  // global(16) 28.5 vs 26.8 ms (64 keys 24.3), window(256,0) even.
+  bool skips_blocks = false, narrow_rows = false;
+  for (int n = 0; n < s.mask.count; ++n) {
+    const attn::MaskNode &node = s.mask.nodes[n];
+    skips_blocks = skips_blocks || attn::is_structural(node.op);
+    narrow_rows =
+        narrow_rows || (attn::is_structural(node.op) && (node.op != attn::MaskOp::window || node.left >= 0));
+  }
+  t.key_block = (wide ? narrow_rows : skips_blocks) ? 96 : 128;
   const int accumulators = wide ? 16 : 12;
   t.pv_vector = lanes_dividing(s.head_dim_v, native_lanes);
   t.head_vector = lanes_dividing(s.head_dim, native_lanes);

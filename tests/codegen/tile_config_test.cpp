@@ -97,6 +97,15 @@ TEST_CASE("masks that skip blocks by position get smaller key blocks") {
       if (lanes == 8) CHECK(skipping.key_block < dense.key_block);
     }
   }
+  // AVX-512 measured otherwise: open-left windows (causal) keep the dense block; rows that
+  // keep a narrow band or scattered blocks get the smaller one.
+  const attnc::CpuTiles dense = attnc::cpu_tiles(spec_of("heads=12 head_dim=64"), 16);
+  CHECK(attnc::cpu_tiles(spec_of("heads=12 head_dim=64 mask=causal"), 16).key_block == dense.key_block);
+  for (const char *mask : {"window(128,0)", "window(64,64)", "causal|global(4)"}) {
+    CAPTURE(mask);
+    CHECK(attnc::cpu_tiles(spec_of(std::string("heads=12 head_dim=64 mask=") + mask), 16).key_block <
+          dense.key_block);
+  }
 }
 
 }  // namespace
