@@ -114,8 +114,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Func result;
     bool with_lse = false;
     if (std::string(core_path) == "split_keys") {
-      SplitKeysFuncs split =
-          define_split_keys(in, spec_, tiles_.split_keys_chunk, tiles_.split_keys_dots, tiles_.head_vector);
+      SplitKeysFuncs split = define_split_keys(in, spec_, tiles_.split_keys_chunk, tiles_.split_keys_dots,
+                                               tiles_.split_keys_lanes);
       schedule_split_keys_cpu(split, tiles_);
       result = split.out;
       with_lse = split.with_lse;

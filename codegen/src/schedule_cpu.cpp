@@ -135,7 +135,7 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
 }
 
 void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
-  const int lanes = t.head_vector;
+  const int lanes = t.split_keys_lanes;
   Var task("task"), key_outer("key_outer"), key_inner("key_inner"), dv_vec("dv_vec"), dv_lane("dv_lane");
   Var dv_rest("dv_rest");
   Var rows("rows");

@@ -103,10 +103,17 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // per chunk with the heads inside 7.3 ms (18.5 GB/s; bench/read_bandwidth.cpp read 13-21
   // GB/s on this VM the same hour). The tiled core took 103 ms.
   t.split_keys_chunk = 256;
-  t.split_keys_dots = wide ? 16 : 8;
+  // Eight keys per q . k block, each summed in 8 lanes: the lane sums cost a transpose per block,
+  // which grows with the lanes while the memory-bound block gains nothing from wider ones.
+  // AVX-512 (Zen 4, W4, 2 threads, 25 interleaved rounds, median / median of per-call minima):
+  // 16 keys x 16 lanes (the earlier AVX-512 choice) 7.48 / 6.76 ms, 8 x 16 6.49 / 5.37, 8 x 8
+  // 5.75 / 4.86, the AVX2 variant on the same machine 5.70 / 4.60.
+  t.split_keys_dots = 8;
+  t.split_keys_lanes = lanes_dividing(s.head_dim, std::min(native_lanes, 8));
   // P.V per key group in registers: up to 8 vectors of head_dim_v (8 accumulators, a broadcast
-  // and a row of V).
-  t.split_keys_pv_vectors = 8;
+  // and a row of V); 4 of 16 lanes on AVX-512 (W4 as above, 7 rounds, 8 keys x 16 lanes: 8
+  // vectors 7.62 / 5.93 ms, 4 vectors 5.95 / 5.44).
+  t.split_keys_pv_vectors = wide ? 4 : 8;
   while (dv_vectors % t.split_keys_pv_vectors != 0) t.split_keys_pv_vectors /= 2;
   t.split_keys_max_queries = 8;
   // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "attn/spec_text.h"
@@ -43,6 +44,8 @@ void check_tiles(const attn::Spec &s, int lanes) {
   CHECK(t.split_keys_max_queries >= 1);
   CHECK(t.split_keys_max_queries < t.query_tile);
   CHECK(t.split_keys_chunk % t.split_keys_dots == 0);
+  CHECK(s.head_dim % t.split_keys_lanes == 0);
+  CHECK(t.split_keys_lanes <= std::min(lanes, 8));
   CHECK(t.split_keys_dots + 2 <= registers(lanes));
   CHECK((s.head_dim_v / t.pv_vector) % t.split_keys_pv_vectors == 0);
   CHECK(t.split_keys_pv_vectors + 2 <= registers(lanes));

@@ -21,6 +21,8 @@ struct CpuTiles {
   int pv_vector;               // lanes used along head_dim_v (divides head_dim_v, <= vector_width)
   int head_vector;             // lanes used along head_dim where a loop runs over it
   int split_keys_chunk;        // split-keys core: keys per chunk (one parallel task per chunk)
+  int split_keys_lanes;        // split-keys core: lanes of the q . k partial sums along head_dim
+                               // and of its per-key loops (divides head_dim, <= 8)
   int split_keys_dots;         // split-keys core: keys per q . k register block and per P.V key group
   int split_keys_pv_vectors;   // split-keys core: head_dim_v vectors of the P.V register block
   int split_keys_max_queries;  // the split-keys core runs when Sq is at most this
