@@ -43,6 +43,18 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
   Var query_vec("query_vec"), query_lane("query_lane");
   const RVar over_head_dim = f.over_head_dim.x, over_block = f.over_block.x;
+  // Bounded storage: a mask's hull clamp gives the blocks' regions extents Halide cannot prove
+  // constant, which put scores and probs on the heap, allocated and freed per block. Constant,
+  // they go on the stack where small enough (Halide's choice; 16 KiB blocks do). W1 causal,
+  // AVX-512, one thread, profiled: 5,016 -> 1,560 heap allocations a call, malloc and free 2.6
+  // -> 1.0% of the time; 11 interleaved rounds 23.2 -> 22.2 ms, outputs bit-identical.
+  for (Halide::Func block : {w.scores, w.probs, w.logits})
+    block.bound_storage(f.row, t.query_tile)
+        .bound_storage(f.key, t.key_block)
+        .bound_storage(f.tile, 1)
+        .bound_storage(f.h, 1)
+        .bound_storage(f.b, 1)
+        .bound_storage(f.kb, 1);
   w.scores.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
   w.scores.update()
       .split(f.key, key_outer, key_inner, t.score_rows)
