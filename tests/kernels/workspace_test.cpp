@@ -19,7 +19,7 @@ struct Shape {
   int batch, seq_q, seq_k;
 };
 
-// Packed shapes (Sk >= 512, B x heads >= 8): each task copies its head's keys and values into
+// Packed shapes (Sk >= 1024, B x heads >= 8): each task copies its head's keys and values into
 // blocks of 64 KiB and more. The larger shape runs first so that the smaller reuses its blocks,
 // holding another call's keys.
 TEST_CASE("calls that reuse held scratch blocks, or run after a release, give the same output") {

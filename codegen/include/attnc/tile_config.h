@@ -49,15 +49,15 @@ constexpr double default_tiles_speedup = 1.077;
 // 327 ms, B1 H12 S4096 none 1207 -> 1007 ms, W1 (S = 1024) 60.7 -> 60.0 ms, but B8 H8 S512
 // 80.7 -> 85.5 ms (the copy and its page faults against a short task; with the page faults
 // gone, attn/workspace_cache.h, still 80.6 -> 80.8 ms: the copy saves no more than it costs
-// at S = 512 there). On Zen 4, whose cores do two 256-bit FMAs a cycle, the PV block's reads of
-// V rows 2 KiB apart (H8 D64) cost the AVX2 variant more than the copy: B8 H8 S512, 2 threads,
-// 7 interleaved rounds, 40.9 -> 35.2 ms; the AVX-512 variant 28.7 ms either way. So the entry
-// runs it from packed_min_keys keys, and only for specs whose tiles read most of the keys. Up to
+// at S = 512). Zen 4 (2 threads, interleaved): at S = 512 the AVX2 variant gains on B8 H8
+// (40.9 -> 35.2 ms) but both variants lose on B1 H12 (AVX-512 8.5 -> 9.5 ms, AVX2 12.2 -> 13.4:
+// 12 tasks of 16 tiles each carry their copies less well than 64). So the entry runs it
+// from packed_min_keys keys, and only for specs whose tiles read most of the keys. Up to
 // packed_max_keys: a task's copies take Sk * (D + Dv) * 4 bytes, and with the query tiles in a
 // nested parallel loop a waiting thread can open more tasks (2 threads, S = 32768, D = 64: 65
 // MiB of copies live, against the 64 MiB bound on extra memory); at 16384 keys they stay under
 // 32 MiB.
-constexpr int packed_min_keys = 512;
+constexpr int packed_min_keys = 1024;
 constexpr int packed_max_keys = 16384;
 // And with at least this many (head, batch) tasks. With few, the copies cost the balance of the
 // nested parallel tiles: B1 H3 S1024, 2 threads, interleaved: 19.5 ms packed against 14.2 ms
