@@ -14,6 +14,11 @@
 // causal 405 -> 327 ms).
 // Mask sweeps (H=8 D=64, bench/mask_skipping.sh, 11:41): causal/none 0.535 at S=4096, padding at
 // S/4 0.257 of full, window(256,0) 4.08x from S=4096 to 16384, window|global 0.034 of dense.
+// Zen 4 (AVX-512 variant), 2 threads, `make bench` 2026-12-03 19:32 / 20:29: W1 none 19.9 /
+// 22.0 ms (ONNX Runtime 1.02 / 0.88x that time, oneDNN 1.17 / 1.06x), W1 causal 2.02 / 2.30x
+// the fastest peer, W2 2.46 / 2.76x, W3 0.98 / 0.87x ONNX Runtime, W4 decode 5.09 ms at 20:29
+// (oneDNN 2.07x), W6 1.67 / 1.51x the fastest peer; the AVX2 variant on the same machine
+// 1.15-1.57x the AVX-512 time on prefill.
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
