@@ -73,9 +73,9 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // 58.5 ms; W5 B1 H16 S2048 D128 causal: 96 keys 657 ms, 128 keys 691 ms, old 688 ms).
   // AVX-512 (Zen 4, 2 threads, attnc tune medians of 9 interleaved rounds, 2026-12-03): 128
   // keys against 96 W1 none 18.4 vs 19.9 ms, W3 27.9 vs 31.2 (512 keys: 96 leaves a partial
-  // block), W2 112.9 vs 116.1, W5 109.2 vs 111.7, W1 causal 12.1 vs 12.0 (the wider registers
-  // halve the loop trips a block costs); only narrow rows lose: H8 S4096 window(128,128)|
-  // global(16) 28.5 vs 26.8 ms (64 keys 24.3), window(256,0) even.
+  // block), W2 112.9 vs 116.1, W5 109.2 vs 111.7, W1 causal 12.1 vs 12.0; only narrow rows
+  // lose: H8 S4096 window(128,128)|global(16) 28.5 vs 26.8 ms (64 keys 24.3), window(256,0)
+  // even.
   bool skips_blocks = false, narrow_rows = false;
   for (int n = 0; n < s.mask.count; ++n) {
     const attn::MaskNode &node = s.mask.nodes[n];
