@@ -37,6 +37,18 @@ int largest_pv_rows(const CpuTiles &t) {
   return std::max(rows, 1);
 }
 
+// Masks whose rows keep a band of keys with a left edge, or scattered blocks (global tokens,
+// random blocks), rather than most keys up to the diagonal: a window with left >= 0 or a sparse
+// term anywhere in the mask.
+bool keeps_narrow_rows(const attn::Spec &s) {
+  for (int n = 0; n < s.mask.count; ++n) {
+    const attn::MaskNode &node = s.mask.nodes[n];
+    if (node.op == attn::MaskOp::global_tokens || node.op == attn::MaskOp::random_blocks) return true;
+    if (node.op == attn::MaskOp::window && node.left >= 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int lanes_dividing(int n, int native_lanes) {
@@ -76,14 +88,10 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   // block), W2 112.9 vs 116.1, W5 109.2 vs 111.7, W1 causal 12.1 vs 12.0; only narrow rows
   // lose: H8 S4096 window(128,128)|global(16) 28.5 vs 26.8 ms (64 keys 24.3), window(256,0)
   // even.
-  bool skips_blocks = false, narrow_rows = false;
-  for (int n = 0; n < s.mask.count; ++n) {
-    const attn::MaskNode &node = s.mask.nodes[n];
-    skips_blocks = skips_blocks || attn::is_structural(node.op);
-    narrow_rows =
-        narrow_rows || (attn::is_structural(node.op) && (node.op != attn::MaskOp::window || node.left >= 0));
-  }
-  t.key_block = (wide ? narrow_rows : skips_blocks) ? 96 : 128;
+  bool skips_blocks = false;
+  for (int n = 0; n < s.mask.count; ++n)
+    skips_blocks = skips_blocks || attn::is_structural(s.mask.nodes[n].op);
+  t.key_block = (wide ? keeps_narrow_rows(s) : skips_blocks) ? 96 : 128;
   const int accumulators = wide ? 16 : 12;
   t.pv_vector = lanes_dividing(s.head_dim_v, native_lanes);
   t.head_vector = lanes_dividing(s.head_dim, native_lanes);
@@ -152,13 +160,7 @@ CpuTiles cpu_tiles_packed(const attn::Spec &s, int native_lanes) {
 }
 
 bool packs_head_rows(const attn::Spec &s) {
-  if (s.form != attn::Form::core) return false;
-  for (int n = 0; n < s.mask.count; ++n) {
-    const attn::MaskNode &node = s.mask.nodes[n];
-    if (node.op == attn::MaskOp::global_tokens || node.op == attn::MaskOp::random_blocks) return false;
-    if (node.op == attn::MaskOp::window && node.left >= 0) return false;
-  }
-  return true;
+  return s.form == attn::Form::core && !keeps_narrow_rows(s);
 }
 
 bool short_tiles_win(int64_t seq_q, int64_t seq_k, const CpuTiles &d, const CpuTiles &s) {
