@@ -36,11 +36,13 @@ struct CpuTiles {
 CpuTiles cpu_tiles(const attn::Spec &resolved, int native_lanes);
 
 // Tiles for short sequences, compiled beside cpu_tiles()' as a second pipeline that the entry
-// picks per call (short_tiles_win); query_tile 0 where there is none (AVX-512: not measured).
+// picks per call (short_tiles_win); fewer padded scores for lengths that leave a block mostly
+// empty.
 CpuTiles cpu_tiles_short(const attn::Spec &resolved, int native_lanes);
 
 // How much faster the default tiles run per padded score than the short ones, measured (AVX2,
-// W1 none, one thread: 107.6 ms for 1056 x 1024 padded scores against 112.4 ms for 1024 x 1024).
+// W1 none, one thread: 107.6 ms for 1056 x 1024 padded scores against 112.4 ms for 1024 x 1024;
+// AVX-512, 1024 x 1024 both: 1.065).
 constexpr double default_tiles_speedup = 1.077;
 
 // The packed pipeline: each (head, batch) task first copies its head's K and V rows into
