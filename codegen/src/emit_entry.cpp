@@ -104,8 +104,10 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       o << ";\n";
     }
     if (t.packed && k.q_arg >= 0 && k.k_arg >= 0) {
-      o << "      if (seq_k >= " << packed_min_keys << " && seq_k <= " << packed_max_keys
-        << " && tasks >= " << packed_min_tasks << ") return ";
+      // runs_packed() in C.
+      o << "      if (seq_k <= " << packed_max_keys << " && ((seq_k >= " << packed_min_keys
+        << " && tasks >= " << packed_min_tasks << ") || (seq_k >= " << packed_min_keys_many_tasks
+        << " && tasks >= " << packed_many_tasks << "))) return ";
       call(o, id + "_packed" + suffix, n);
       o << ";\n";
     }

@@ -60,7 +60,10 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
       if (k.variant_tiles[v].packed)
         o << ", \"packed_keys\": [" << packed_min_keys << ", " << packed_max_keys
-          << "], \"packed_tiles\": " << json_string(k.variant_tiles[v].packed_tiles);
+          << "], \"packed_min_tasks\": " << packed_min_tasks << ", \"packed_keys_many_tasks\": ["
+          << packed_min_keys_many_tasks << ", " << packed_max_keys
+          << "], \"packed_many_tasks\": " << packed_many_tasks
+          << ", \"packed_tiles\": " << json_string(k.variant_tiles[v].packed_tiles);
       o << "}";
     }
     o << "\n      ],\n"

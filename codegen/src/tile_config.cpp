@@ -166,6 +166,12 @@ bool packs_head_rows(const attn::Spec &s) {
   return s.form == attn::Form::core && !keeps_narrow_rows(s);
 }
 
+bool runs_packed(int64_t seq_k, int64_t tasks) {
+  if (seq_k > packed_max_keys) return false;
+  return (seq_k >= packed_min_keys && tasks >= packed_min_tasks) ||
+         (seq_k >= packed_min_keys_many_tasks && tasks >= packed_many_tasks);
+}
+
 bool short_tiles_win(int64_t seq_q, int64_t seq_k, const CpuTiles &d, const CpuTiles &s) {
   if (s.query_tile <= 0) return false;
   auto padded = [](int64_t n, int64_t tile) { return static_cast<double>((n + tile - 1) / tile * tile); };

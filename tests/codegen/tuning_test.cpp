@@ -183,6 +183,17 @@ TEST_CASE("short-sequence tiles: valid where they exist, and chosen only where t
   CHECK_FALSE(attnc::short_tiles_win(100, 300, defaults, none));
 }
 
+TEST_CASE("the packed pipeline runs from 1024 keys with 8 tasks, from 512 with 32") {
+  CHECK(attnc::runs_packed(1024, 8));
+  CHECK_FALSE(attnc::runs_packed(1023, 8));
+  CHECK_FALSE(attnc::runs_packed(1024, 7));
+  CHECK(attnc::runs_packed(512, 32));
+  CHECK_FALSE(attnc::runs_packed(511, 64));
+  CHECK_FALSE(attnc::runs_packed(1000, 31));
+  CHECK(attnc::runs_packed(attnc::packed_max_keys, 64));
+  CHECK_FALSE(attnc::runs_packed(attnc::packed_max_keys + 1, 64));
+}
+
 TEST_CASE("the packed pipeline: core specs whose tiles read most keys") {
   for (const char *text :
        {"heads=12 head_dim=64", "heads=12 head_dim=64 mask=causal", "heads=4 kv_heads=1 head_dim=32",

@@ -65,6 +65,11 @@ const CoreCase long_cases[] = {
     {"heads=4 kv_heads=1 head_dim=32 mask=none", 2, 999, 1500, false},
     {"heads=3 kv_heads=1 head_dim=32 mask=causal", 3, 65, 1030, true},
     {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 2, 1100, 1100, false},
+    // From packed_min_keys_many_tasks (512) keys with packed_many_tasks (32) tasks or more;
+    // 30 tasks keep the main pipeline.
+    {"heads=4 kv_heads=2 head_dim=16 mask=none", 8, 600, 517, true},
+    {"heads=4 kv_heads=2 head_dim=64 mask=causal", 8, 513, 513, false},
+    {"heads=3 kv_heads=1 head_dim=32 mask=causal", 10, 100, 700, false},
     // The last Sk packed (packed_max_keys), and one past it: the main pipeline again.
     {"heads=2 head_dim=16 mask=causal", 4, 150, 16384, true},
     {"heads=2 head_dim=16 mask=none", 4, 150, 16385, false},

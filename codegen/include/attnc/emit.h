@@ -31,12 +31,12 @@ struct KernelRecord {
   // Core form: a second pipeline, <id>_split_keys_v<i>, runs when Sq <= split_keys_max_queries
   // (0: none), and a third, <id>_short_v<i>, where the variant has short tiles and they win for
   // the call's Sq x Sk (short_tiles_win), and a fourth, <id>_packed_v<i>, where the variant is
-  // packed, packed_min_keys <= Sk <= packed_max_keys and B * heads >= packed_min_tasks. The
+  // packed and runs_packed(Sk, B * heads) holds (tile_config.h). The
   // entry reads Sq, Sk and B from the q and k buffers (args[q_arg], args[k_arg]; dims 2 and 3
   // in Halide order).
   int split_keys_max_queries = 0;
   int q_arg = -1, k_arg = -1;
-  int heads = 0;  // core form: the packed pipeline needs batch * heads >= packed_min_tasks
+  int heads = 0;  // core form: the packed pipeline's tasks are batch * heads
 };
 
 // C source defining one attn_kernel_desc per kernel. Compiled with ATTN_STATIC_REGISTRY, it

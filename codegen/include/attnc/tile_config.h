@@ -54,7 +54,8 @@ constexpr double default_tiles_speedup = 1.077;
 // at S = 512). Zen 4 (2 threads, interleaved): at S = 512 the AVX2 variant gains on B8 H8
 // (40.9 -> 35.2 ms) but both variants lose on B1 H12 (AVX-512 8.5 -> 9.5 ms, AVX2 12.2 -> 13.4:
 // 12 tasks of 16 tiles each carry their copies less well than 64). So the entry runs it
-// from packed_min_keys keys, and only for specs whose tiles read most of the keys. Up to
+// from packed_min_keys keys (fewer with many tasks, below), and only for specs whose tiles
+// read most of the keys. Up to
 // packed_max_keys: a task's copies take Sk * (D + Dv) * 4 bytes, and with the query tiles in a
 // nested parallel loop a waiting thread can open more tasks (2 threads, S = 32768, D = 64: 65
 // MiB of copies live, against the 64 MiB bound on extra memory); at 16384 keys they stay under
@@ -65,6 +66,17 @@ constexpr int packed_max_keys = 16384;
 // nested parallel tiles: B1 H3 S1024, 2 threads, interleaved: 19.5 ms packed against 14.2 ms
 // (the makespan of 3 whole tasks on 2 threads), while B1 H8 ran 39.6 against 42.6 ms.
 constexpr int packed_min_tasks = 8;
+// With many tasks the copies pay from fewer keys. Zen 4, 2 threads, 11 interleaved rounds,
+// S = 512 D64, main -> packed: AVX2 variant B8 H8 46.5 -> 38.3 ms, B4 H8 29.1 -> 26.0, B2 H8
+// (16 tasks) 14.0 -> 13.2 with per-call minima 9.2 -> 9.8; AVX-512 B8 H8 30.2 -> 28.8, B4 H8
+// 20.0 -> 19.9, B2 H8 10.1 -> 11.8; B8 H8 causal AVX2 30.3 -> 28.4, AVX-512 30.7 -> 28.8. Zen 1
+// (AVX2) ran B8 H8 even (80.6 -> 80.8 ms, above).
+constexpr int packed_many_tasks = 32;
+constexpr int packed_min_keys_many_tasks = 512;
+
+// Whether a call of seq_k keys over `tasks` (batch * heads) tasks runs the packed pipeline
+// (where the kernel has one). The generated entry does the same arithmetic in C.
+bool runs_packed(int64_t seq_k, int64_t tasks);
 
 // Core form, and a mask with no finite window, global tokens or random blocks: those read a few
 // blocks per tile, and copying the whole head would cost more than the strided reads.
