@@ -18,7 +18,10 @@
 // 22.0 ms (ONNX Runtime 1.02 / 0.88x that time, oneDNN 1.17 / 1.06x), W1 causal 2.02 / 2.30x
 // the fastest peer, W2 2.46 / 2.76x, W3 0.98 / 0.87x ONNX Runtime, W4 decode 5.09 ms at 20:29
 // (oneDNN 2.07x), W6 1.67 / 1.51x the fastest peer; the AVX2 variant on the same machine
-// 1.15-1.57x the AVX-512 time on prefill.
+// 1.15-1.57x the AVX-512 time on prefill. 22:55 (session 11, this file's register-block
+// scores, the packed pipeline from 512 keys with 32 tasks): W1 none 19.2 ms (ONNX Runtime
+// 0.94x, oneDNN 1.23x), paired 75.1% of the FMA peak; W1 causal 4.2x the fastest peer, W2
+// 2.9x, W5 2.6x; W3 0.97x ONNX Runtime.
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
@@ -59,7 +62,8 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // a pass of its own and every register block loaded those values back. AVX-512, paired
   // interleaved rounds (ratio of medians, new / old), outputs bit-identical: W1 causal one
   // thread 0.975 (faster in 17 of 25 rounds), W1 none 1.005 (12 of 25), W3 one thread 0.968,
-  // W2 2 threads 0.979; the AVX2 variant W1 causal 0.995 (within 3e-8: FMA contraction).
+  // W2 2 threads 0.979; the AVX2 variant W1 causal 0.995 and 1.016 in two runs, even (outputs
+  // within 3e-8: FMA contraction).
   Halide::Func score_block = w.scores.in();
   for (Halide::Func block : {score_block, w.probs, w.logits})
     block.bound_storage(f.row, t.query_tile)
