@@ -55,11 +55,10 @@ constexpr double default_tiles_speedup = 1.077;
 // (40.9 -> 35.2 ms) but both variants lose on B1 H12 (AVX-512 8.5 -> 9.5 ms, AVX2 12.2 -> 13.4:
 // 12 tasks of 16 tiles each carry their copies less well than 64). So the entry runs it
 // from packed_min_keys keys (fewer with many tasks, below), and only for specs whose tiles
-// read most of the keys. Up to
-// packed_max_keys: a task's copies take Sk * (D + Dv) * 4 bytes, and with the query tiles in a
-// nested parallel loop a waiting thread can open more tasks (2 threads, S = 32768, D = 64: 65
-// MiB of copies live, against the 64 MiB bound on extra memory); at 16384 keys they stay under
-// 32 MiB.
+// read most of the keys. Up to packed_max_keys: a task's copies take Sk * (D + Dv) * 4 bytes,
+// and with the query tiles in a nested parallel loop a waiting thread can open more tasks (2
+// threads, S = 32768, D = 64: 65 MiB of copies live, against the 64 MiB bound on extra
+// memory); at 16384 keys they stay under 32 MiB.
 constexpr int packed_min_keys = 1024;
 constexpr int packed_max_keys = 16384;
 // And with at least this many (head, batch) tasks. With few, the copies cost the balance of the
