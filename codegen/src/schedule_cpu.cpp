@@ -51,11 +51,6 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
   Var query_vec("query_vec"), query_lane("query_lane");
   const RVar over_head_dim = f.over_head_dim.x, over_block = f.over_block.x;
-  // Bounded storage: a mask's hull clamp gives the blocks' regions extents Halide cannot prove
-  // constant, which put scores and probs on the heap, allocated and freed per block. Constant,
-  // they go on the stack where small enough (Halide's choice; 16 KiB blocks do). W1 causal,
-  // AVX-512, one thread, profiled: 5,016 -> 1,560 heap allocations a call, malloc and free 2.6
-  // -> 1.0% of the time; 11 interleaved rounds 23.2 -> 22.2 ms, outputs bit-identical.
   // The QK^T register blocks start from the mask (or 0) in registers and store once into the
   // block's buffer that the block max and the exp read: scores is computed per register block
   // inside that buffer's wrapper, as PV's sums are. Before, the whole block was initialized by
@@ -65,6 +60,11 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // W2 2 threads 0.979; the AVX2 variant W1 causal 0.995 and 1.016 in two runs, even (outputs
   // within 3e-8: FMA contraction).
   Halide::Func score_block = w.scores.in();
+  // Bounded storage: a mask's hull clamp gives the blocks' regions extents Halide cannot prove
+  // constant, which put scores and probs on the heap, allocated and freed per block. Constant,
+  // they go on the stack where small enough (Halide's choice; 16 KiB blocks do). W1 causal,
+  // AVX-512, one thread, profiled: 5,016 -> 1,560 heap allocations a call, malloc and free 2.6
+  // -> 1.0% of the time; 11 interleaved rounds 23.2 -> 22.2 ms, outputs bit-identical.
   for (Halide::Func block : {score_block, w.probs, w.logits})
     block.bound_storage(f.row, t.query_tile)
         .bound_storage(f.key, t.key_block)

@@ -37,7 +37,7 @@ CpuTiles cpu_tiles(const attn::Spec &resolved, int native_lanes);
 
 // Tiles for short sequences, compiled beside cpu_tiles()' as a second pipeline that the entry
 // picks per call (short_tiles_win); fewer padded scores for lengths that leave a block mostly
-// empty.
+// empty. (A query_tile of 0 stands for no short pipeline: short_tiles_win is then false.)
 CpuTiles cpu_tiles_short(const attn::Spec &resolved, int native_lanes);
 
 // How much faster the default tiles run per padded score than the short ones, measured (AVX2,
