@@ -72,6 +72,9 @@ def measure(workload, implementations, data_dir, settings, env, peak_gflops, see
         out_path = os.path.join(data_dir, f"out_{impl.name}.npy")
         composed = workload.block and impl.name != "attnc"
         result = impl.run(workload, core_dir if composed else data_dir, out_path, settings.warmup, runs)
+        window_runs = settings.runs_for_window(result.get("median_ms"), runs)
+        if window_runs > runs:
+            result = impl.run(workload, core_dir if composed else data_dir, out_path, settings.warmup, window_runs)
         if "median_ms" in result:
             out = np.load(out_path)
             if composed:
