@@ -21,9 +21,9 @@
 // 1.15-1.57x the AVX-512 time on prefill. 22:55 (session 11, this file's register-block
 // scores, the packed pipeline from 512 keys with 32 tasks): W1 none 19.2 ms (ONNX Runtime
 // 0.94x, oneDNN 1.23x), paired 75.1% of the FMA peak; W1 causal 4.2x the fastest peer, W2
-// 2.9x, W5 2.6x; W3 0.97x ONNX Runtime. 2026-12-04 01:06 (session 12, the exp unrolled per key,
-// a busy hour): W1 none 20.3 ms (ONNX Runtime 0.92x, oneDNN 1.24x), W1 causal 2.45x the fastest
-// peer, W2 3.31x, W5 2.19x, W6 1.69x; W3 0.96x ONNX Runtime.
+// 2.9x, W5 2.6x; W3 0.97x ONNX Runtime. 2026-12-04 01:25 (session 12, the exp unrolled per key):
+// W1 none 18.5 ms, 78.6% of the FMA peak (ONNX Runtime 1.04x, oneDNN 1.28x), W3 1.12x ONNX
+// Runtime, W2 2.66x the fastest peer, W5 2.21x, W6 1.59x; W1 causal 2.18x at 01:30.
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
