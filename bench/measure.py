@@ -4,6 +4,7 @@ The block form (W6): attnc runs its block kernel; each peer runs its core on q, 
 NumPy in fp32, its output goes through NumPy's output projection, and its time is the core's
 median plus the projections' medians (projection_peer.py, timed in its own process).
 """
+import math
 import os
 import shutil
 import sys
@@ -14,6 +15,18 @@ from limits import BENCH_DIR, run_json
 from reference import block_reference, core_reference, project_out, project_qkv
 
 TOLERANCE = 1e-4  # on max |out - fp64|, relative to max(1, max |fp64|)
+# A timing's calls span at least this long: ten calls of a 10 ms kernel are 100 ms, which one
+# busy moment on a shared host can cover whole (W1 causal, 12-04 01:25: median 17.8 ms of ten
+# calls whose fastest took 10.2), while fma_peak's readings take about 0.3 s each.
+WINDOW_MS = 300.0
+MAX_WINDOW_CALLS = 100
+
+
+def calls_for_window(median_ms, at_least):
+    """Calls that fill WINDOW_MS at median_ms (at most MAX_WINDOW_CALLS), and never fewer than at_least."""
+    if not median_ms or median_ms <= 0:
+        return at_least
+    return max(at_least, min(MAX_WINDOW_CALLS, math.ceil(WINDOW_MS / median_ms)))
 
 
 def save_inputs(folder, arrays):
@@ -72,7 +85,7 @@ def measure(workload, implementations, data_dir, settings, env, peak_gflops, see
         out_path = os.path.join(data_dir, f"out_{impl.name}.npy")
         composed = workload.block and impl.name != "attnc"
         result = impl.run(workload, core_dir if composed else data_dir, out_path, settings.warmup, runs)
-        window_runs = settings.runs_for_window(result.get("median_ms"), runs)
+        window_runs = runs if settings.quick else calls_for_window(result.get("median_ms"), runs)
         if window_runs > runs:
             result = impl.run(workload, core_dir if composed else data_dir, out_path, settings.warmup, window_runs)
         if "median_ms" in result:

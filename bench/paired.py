@@ -5,16 +5,15 @@ read once at the start of `make bench` and a kernel timed minutes later can be p
 wrong minute. Here every round reads the FMA peak right before each of W1 (none and causal),
 W2, W3 and W5, and the read bandwidth right before W4; each round gives its own fractions, and
 the table shows their medians. Every output is checked against fp64 in the first round.
-Each kernel is timed over about as long as one reading of its limit takes (WINDOW_MS of calls,
-at least BENCH_RUNS // 2): five calls of a 10 ms kernel last 50 ms, which one busy moment of a
-neighbour on the host can cover whole, while the peak is the median of five 0.3 s readings.
+Each kernel is timed over about as long as one reading of its limit takes (measure.WINDOW_MS of
+calls, at least BENCH_RUNS // 2): five calls of a 10 ms kernel last 50 ms, which one busy moment
+of a neighbour on the host can cover whole, while the peak is the median of five 0.3 s readings.
 
 Usage: paired.py BUILD_DIR     Environment: THREADS (2), BENCH_RUNS (10), BENCH_QUICK=1 (3 rounds)
 Writes BUILD/bench/paired.json.
 """
 import quiet_driver  # noqa: F401  (first: before numpy)
 import json
-import math
 import os
 import sys
 
@@ -23,6 +22,7 @@ import numpy as np
 import kernels
 from implementations import Attnc
 from limits import compile_helper, run_json
+from measure import WINDOW_MS, calls_for_window
 from scaling import pinned_env, timed
 from workloads import workloads
 
@@ -30,8 +30,6 @@ from workloads import workloads
 JUDGED = (("W1 B1 H12 S1024 D64 none", "fma", 0.80), ("W1 B1 H12 S1024 D64 causal", "fma", 0.75),
           ("W2 B1 H8 S4096 D64 causal", "fma", 0.75), ("W3 B8 H8 S512 D64 none", "fma", 0.80),
           ("W5 B1 H16 S2048 D128 causal", "fma", 0.75), ("W4 B1 H32 Sq1 Sk4096 D128 none", "read", 0.85))
-WINDOW_MS = 300.0  # about one of fma_peak's five readings
-MAX_CALLS = 100
 
 
 def main():
@@ -62,7 +60,7 @@ def main():
             folder = os.path.join(data_dir, w.name + "_" + w.mask)
             first_calls = max(3, runs // 2)
             ms, gflops = timed(attnc, w, folder, calls.get(w.label, first_calls), fresh_inputs=round_index == 0)
-            calls.setdefault(w.label, max(first_calls, min(MAX_CALLS, math.ceil(WINDOW_MS / ms))))
+            calls.setdefault(w.label, calls_for_window(ms, first_calls))
             rate = w.kv_bytes() / (ms * 1e6) if limit == "read" else gflops
             samples[w.label]["limit"].append(reading)
             samples[w.label]["rate"].append(rate)

@@ -9,13 +9,12 @@ results.md and gflops_vs_seq.png. A wrong result anywhere makes it exit 1.
 Usage: run_bench.py BUILD_DIR
 Environment: BENCH_QUICK=1 (3 runs, short sweep, no gen timing or memory step), THREADS (2),
 BENCH_RUNS (10; workloads over 10 GFLOP take half, at least 3; under 1 GFLOP three times as many).
-Each implementation's calls of a workload span at least WINDOW_MS: a shorter span is timed again
-with the calls that fill it (at most MAX_WINDOW_RUNS), and that second timing is the one reported.
+Each implementation's calls of a workload span at least measure.WINDOW_MS: a shorter span is timed
+again with the calls that fill it (measure.calls_for_window), and that second timing is reported.
 """
 import quiet_driver  # noqa: F401  (first: before numpy)
 import datetime
 import json
-import math
 import os
 import subprocess
 import sys
@@ -24,17 +23,12 @@ import kernels
 import report
 from implementations import attnc_variants, peers
 from limits import busy_fraction, machine_info, measure_limits
-from measure import measure, save_inputs
+from measure import MAX_WINDOW_CALLS, WINDOW_MS, measure, save_inputs
 from workloads import rss_workload, sweep, workloads
 
 BIG_WORKLOAD_FLOPS = 10e9
 SMALL_WORKLOAD_FLOPS = 1e9
 BUSY = 0.1  # share of the CPUs other jobs use, above which the times are not to be trusted
-# Every implementation's calls of a workload span at least this long: ten calls of a 10 ms kernel
-# are 100 ms, which one busy moment on a shared host can cover whole (W1 causal, 12-04 01:25:
-# median 17.8 ms of ten calls whose fastest took 10.2). Shorter spans are timed again with more.
-WINDOW_MS = 300.0
-MAX_WINDOW_RUNS = 100
 
 
 class Settings:
@@ -50,16 +44,10 @@ class Settings:
             return 3 * self.runs
         return max(3, self.runs // 2) if workload.flops() > BIG_WORKLOAD_FLOPS else self.runs
 
-    def runs_for_window(self, median_ms, runs):
-        # Calls that fill WINDOW_MS at the measured median (runs itself when they already do).
-        if self.quick or not median_ms or median_ms <= 0:
-            return runs
-        return max(runs, min(MAX_WINDOW_RUNS, math.ceil(WINDOW_MS / median_ms)))
-
     def as_dict(self):
         return {"quick": self.quick, "threads": self.threads, "runs": self.runs, "warmup": self.warmup,
                 "runs_over_10_gflop": max(3, self.runs // 2), "runs_under_1_gflop": 3 * self.runs,
-                "window_ms": WINDOW_MS, "max_window_runs": MAX_WINDOW_RUNS}
+                "window_ms": WINDOW_MS, "max_window_calls": MAX_WINDOW_CALLS}
 
 
 def pinned_env(threads):
