@@ -72,20 +72,21 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // Rows past seq_q (a partial last query tile) read the last row; their results are dropped.
   const Expr query_row = Halide::min(query, seq_q - 1);
   f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
-  f.head_keys(d, key, h, b) = in.k(d, h / group, key, b);
-  f.head_values(dv, key, h, b) = in.v(dv, h / group, key, b);
-
-  // Keys past seq_k (a partial last key block) read the last key and are masked out.
+  // Keys past seq_k (a partial last key block) read the last key and are masked out. The
+  // clamp is in the head's rows themselves: the packed pipeline's copies take it once per task
+  // and pad the rows to whole blocks, so the QK^T and PV loops index them with no clamp.
+  f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
+  f.head_values(dv, key, h, b) = in.v(dv, h / group, Halide::min(key, seq_k - 1), b);
   auto key_row = [&](const Expr &block, const Expr &k) {
     return Halide::min(block * key_block + k, seq_k - 1);
   };
   // A masked key's logit gets masked_score added: a scalar per key for keys past seq_k (uniform
-  // across the query lanes), a select of constants per score for the mask. The select never
-  // wraps the scores themselves, or bounds inference would trim them to the kept keys (a
-  // ragged region per tile: heap allocations and unaligned vectors).
-  auto masked = [&](const Expr &block, const Expr &k, const Expr &logit) {
-    const Expr past_end = Halide::select(block * key_block + k < seq_k, 0.0f, masked_score);
-    const MaskPoint point{query + key_length(b) - seq_q, key_row(block, k), query_row, h, b, key_length(b)};
+  // across the query lanes, read from the block's key_penalty), a select of constants per score
+  // for the mask. The select never wraps the scores themselves, or bounds inference would trim
+  // them to the kept keys (a ragged region per tile: heap allocations and unaligned vectors).
+  auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
+    const Expr past_end = key_penalty(k, kb);
+    const MaskPoint point{query + key_length(b) - seq_q, key_row(kb, k), query_row, h, b, key_length(b)};
     const Expr keep = lower_mask(s.mask, s.mask_block, point, in.masks);
     if (Halide::Internal::is_const_one(keep)) return logit + past_end;
     return logit + past_end + Halide::select(keep, 0.0f, masked_score);
@@ -158,18 +159,21 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.probs = Func("probs" + suffix);
     w.block_sum = Func("block_sum" + suffix);
     w.block_pv = Func("block_pv" + suffix);
+    w.key_penalty = Func("key_penalty" + suffix);
+    w.key_penalty(key, kb) = Halide::select(kb * key_block + key < seq_k, 0.0f, masked_score);
 
     // Masked keys get masked_score, below no_key: a block with no kept key keeps the max at
     // no_key and every exp underflows to exactly 0, so neither reader needs the mask again.
     // Without modifiers the penalty is where the dot products start (no pass of its own).
-    w.scores(row, key, tile, h, b, kb) = f.has_modifiers ? Expr(0.0f) : masked(kb, key, Expr(0.0f));
+    w.scores(row, key, tile, h, b, kb) =
+        f.has_modifiers ? Expr(0.0f) : masked(w.key_penalty, key, Expr(0.0f));
     w.scores(row, key, tile, h, b, kb) +=
-        f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key_row(kb, key), h, b);
+        f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, kb * key_block + key, h, b);
 
     const ScorePoint point{
         query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
-    w.logits(row, key, tile, h, b, kb) = f.has_modifiers ? masked(kb, key, logit) : logit;
+    w.logits(row, key, tile, h, b, kb) = f.has_modifiers ? masked(w.key_penalty, key, logit) : logit;
 
     w.block_max(row, tile, h, b, kb) = no_key;
     w.block_max(row, tile, h, b, kb) =
@@ -185,7 +189,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     const Expr group_row = f.pv_group * pv_rows + f.group_row;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) = 0.0f;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) +=
-        w.probs(group_row, rgk, tile, h, b, kb) * f.head_values(dv, key_row(kb, rgk), h, b);
+        w.probs(group_row, rgk, tile, h, b, kb) * f.head_values(dv, kb * key_block + rgk, h, b);
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
     // The max and sum are the same for every dv; all lanes read them at the last dv, which

@@ -27,11 +27,12 @@ struct BlockSweep {
   // (.x: output dim dv, .y: key block of this span; an RDom predicate trims the blocks). dv is
   // a reduction variable so the update may read the per-row max and sum at one fixed dv.
   Halide::RDom over_blocks;
-  Halide::Func scores;     // scores(row, key, tile, h, b, kb): scaled q . k, one key block
-  Halide::Func logits;     // logits(row, key, tile, h, b, kb): after modifiers; masked_score if masked
-  Halide::Func block_max;  // block_max(row, tile, h, b, kb): max(no_key_score, logits)
-  Halide::Func probs;      // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
-  Halide::Func block_sum;  // block_sum(row, tile, h, b, kb)
+  Halide::Func key_penalty;  // key_penalty(key, kb): 0, or masked_score for a key past seq_k
+  Halide::Func scores;       // scores(row, key, tile, h, b, kb): scaled q . k, one key block
+  Halide::Func logits;       // logits(row, key, tile, h, b, kb): after modifiers; masked_score if masked
+  Halide::Func block_max;    // block_max(row, tile, h, b, kb): max(no_key_score, logits)
+  Halide::Func probs;        // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
+  Halide::Func block_sum;    // block_sum(row, tile, h, b, kb)
   // block_pv(dv, group_row, pv_group, tile, h, b, kb): probs . v over the block for query row
   // pv_group * pv_rows + group_row; each group of rows goes over the keys it may keep only.
   Halide::Func block_pv;
@@ -52,8 +53,9 @@ struct CoreFuncs {
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
-  Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, key, b)
-  Halide::Func head_values;        // head_values(dv, key, h, b) = v(dv, h / group, key, b)
+  // Keys past seq_k read the last key (clamped here, so a packed copy pads whole blocks).
+  Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
+  Halide::Func head_values;        // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
   std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
   // Length inputs checked against [0, Sk] before anything is written (Halide require()).
   std::vector<Halide::Func> value_checks;
