@@ -81,11 +81,13 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     return Halide::min(block * key_block + k, seq_k - 1);
   };
   // A masked key's logit gets masked_score added: a scalar per key for keys past seq_k (uniform
-  // across the query lanes, read from the block's key_penalty), a select of constants per score
-  // for the mask. The select never wraps the scores themselves, or bounds inference would trim
-  // them to the kept keys (a ragged region per tile: heap allocations and unaligned vectors).
+  // across the query lanes; read from the block's key_penalty where there is one), a select of constants per
+  // score for the mask. The select never wraps the scores themselves, or bounds inference would trim them to
+  // the kept keys (a ragged region per tile: heap allocations and unaligned vectors).
   auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
-    const Expr past_end = key_penalty(k, kb);
+    const Expr past_end = key_penalty.defined()
+                              ? key_penalty(k, kb)
+                              : Halide::select(kb * key_block + k < seq_k, 0.0f, masked_score);
     const MaskPoint point{query + key_length(b) - seq_q, key_row(kb, k), query_row, h, b, key_length(b)};
     const Expr keep = lower_mask(s.mask, s.mask_block, point, in.masks);
     if (Halide::Internal::is_const_one(keep)) return logit + past_end;
@@ -159,8 +161,15 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.probs = Func("probs" + suffix);
     w.block_sum = Func("block_sum" + suffix);
     w.block_pv = Func("block_pv" + suffix);
-    w.key_penalty = Func("key_penalty" + suffix);
-    w.key_penalty(key, kb) = Halide::select(kb * key_block + key < seq_k, 0.0f, masked_score);
+    // Whole blocks (no trimming) read their past-end penalties from a vector per block. Blocks
+    // trimmed to a mask's hull compute them where the scores start instead: their register
+    // blocks' key ranges vary with the block, and so would the vector's size (a heap allocation
+    // per block; with storage bounded to the block, a tuned 16-key block under window(4,4) asked
+    // for 20).
+    if (!spans.bounded) {
+      w.key_penalty = Func("key_penalty" + suffix);
+      w.key_penalty(key, kb) = Halide::select(kb * key_block + key < seq_k, 0.0f, masked_score);
+    }
 
     // Masked keys get masked_score, below no_key: a block with no kept key keeps the max at
     // no_key and every exp underflows to exactly 0, so neither reader needs the mask again.

@@ -105,7 +105,11 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // one thread, AVX-512: 3.0 -> 1.6% of the samples. Paired rounds, outputs bit-identical: W1
   // none one thread 0.978 (9 of 11 faster), two threads 1.010 (5 of 11, a noisy hour), W1
   // causal one thread 0.984 (7 of 11), W3 two threads 0.969 (8 of 11).
-  w.key_penalty.compute_at(f.state, over_blocks).vectorize(f.key, lanes);
+  if (w.key_penalty.defined())
+    w.key_penalty.compute_at(f.state, over_blocks)
+        .bound_storage(f.key, t.key_block)
+        .bound_storage(f.kb, 1)
+        .vectorize(f.key, lanes);
 
   // Modifiers (softcap's tanh, alibi, bias) and then the mask run once per score, not in both
   // readers (the block max and the exp); without modifiers the scores start from the mask.
@@ -187,8 +191,16 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   }
 
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
-  f.state.compute_at(f.out, query_block).vectorize(f.dv, t.pv_vector);
-  f.query_tile.compute_at(f.out, query_block).vectorize(f.row, lanes);
+  f.state.compute_at(f.out, query_block)
+      .bound_storage(f.tile, 1)
+      .bound_storage(f.h, 1)
+      .bound_storage(f.b, 1)
+      .vectorize(f.dv, t.pv_vector);
+  f.query_tile.compute_at(f.out, query_block)
+      .bound_storage(f.tile, 1)
+      .bound_storage(f.h, 1)
+      .bound_storage(f.b, 1)
+      .vectorize(f.row, lanes);
   for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_cpu(f, f.sweeps[n], static_cast<int>(n), t);
 }
 

@@ -27,7 +27,7 @@ struct BlockSweep {
   // (.x: output dim dv, .y: key block of this span; an RDom predicate trims the blocks). dv is
   // a reduction variable so the update may read the per-row max and sum at one fixed dv.
   Halide::RDom over_blocks;
-  Halide::Func key_penalty;  // key_penalty(key, kb): 0, or masked_score for a key past seq_k
+  Halide::Func key_penalty;  // key_penalty(key, kb): 0, or masked_score past seq_k (whole blocks only)
   Halide::Func scores;       // scores(row, key, tile, h, b, kb): scaled q . k, one key block
   Halide::Func logits;       // logits(row, key, tile, h, b, kb): after modifiers; masked_score if masked
   Halide::Func block_max;    // block_max(row, tile, h, b, kb): max(no_key_score, logits)
