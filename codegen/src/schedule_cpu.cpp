@@ -98,8 +98,9 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
       .unroll(query_vec)
       .unroll(f.key);
 
-  // The block's penalties for keys past seq_k: one vector select per 16 keys, read by a
-  // broadcast per key where the register blocks start. With the key clamp moved into the packed
+  // The block's penalties for keys past seq_k (whole blocks; trimmed ones compute them in
+  // place, define_core): one vector select per 16 keys, read by a broadcast per key where the
+  // register blocks start. With the key clamp moved into the packed
   // copies (define_core), a QK^T register block's set-up went from 125 instructions (eight
   // clamped row addresses, a mask compare and eight masked moves per block) to 43: perf, W1 none
   // one thread, AVX-512: 3.0 -> 1.6% of the samples. Paired rounds, outputs bit-identical: W1
@@ -191,6 +192,9 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   }
 
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
+  // Bounded to one tile, the state and the query tile are constant-size stack arrays; unbounded
+  // (a partial last tile), each tile took four heap allocations: 1,536 a W1 call, each free
+  // scanning the workspace cache under its lock (0.84% of W1 causal; paired one thread 0.982).
   f.state.compute_at(f.out, query_block)
       .bound_storage(f.tile, 1)
       .bound_storage(f.h, 1)
