@@ -81,9 +81,10 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     return Halide::min(block * key_block + k, seq_k - 1);
   };
   // A masked key's logit gets masked_score added: a scalar per key for keys past seq_k (uniform
-  // across the query lanes; read from the block's key_penalty where there is one), a select of constants per
-  // score for the mask. The select never wraps the scores themselves, or bounds inference would trim them to
-  // the kept keys (a ragged region per tile: heap allocations and unaligned vectors).
+  // across the query lanes; read from the block's key_penalty where there is one), a select of
+  // constants per score for the mask. The select never wraps the scores themselves, or bounds
+  // inference would trim them to the kept keys (a ragged region per tile: heap allocations and
+  // unaligned vectors).
   auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
     const Expr past_end = key_penalty.defined()
                               ? key_penalty(k, kb)
