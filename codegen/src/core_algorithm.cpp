@@ -41,6 +41,25 @@ Expr softmax_exp(const Expr &x) {
   return softmax_exp2(x * log2_e);
 }
 
+KeySpan pv_group_hull(const attn::Spec &s, const Expr &group_first, int pv_rows, const Expr &batch,
+                      const Expr &seq_k, const MaskInputs &masks) {
+  return span_hull(
+      key_spans(s.mask, s.mask_block, group_first, group_first + pv_rows - 1, batch, seq_k, masks).spans);
+}
+
+void define_core_output(Func out, const std::vector<Halide::Var> &args, const Expr &max, const Expr &sum,
+                        const Expr &total, bool lse) {
+  const Expr normalized = Halide::select(sum > 0.0f, total / sum, 0.0f);
+  if (!lse) {
+    out(args) = normalized;
+    return;
+  }
+  // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
+  const Expr row_lse = Halide::strict_float(Halide::select(
+      sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)), -std::numeric_limits<float>::infinity()));
+  out(args) = Halide::Tuple(normalized, row_lse);
+}
+
 CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_block, int query_tile,
                       int pv_rows) {
   CoreFuncs f;
@@ -73,8 +92,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   const Expr query_row = Halide::min(query, seq_q - 1);
   f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
   // Keys past seq_k (a partial last key block) read the last key and are masked out. The
-  // clamp is in the head's rows themselves: the packed pipeline's copies take it once per task
-  // and pad the rows to whole blocks, so the QK^T and PV loops index them with no clamp.
+  // clamp is in the head's rows themselves, so a schedule that copies them (as the whole-row
+  // core's packed copies do) takes it once per copy and pads the rows to whole blocks.
   f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
   f.head_values(dv, key, h, b) = in.v(dv, h / group, Halide::min(key, seq_k - 1), b);
   auto key_row = [&](const Expr &block, const Expr &k) {
@@ -118,7 +137,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     const Expr lo = Halide::clamp(hull.first - kb * key_block, 0, key_block - 1);
     const Expr hi = Halide::clamp(hull.last - kb * key_block, 0, key_block - 1);
     f.over_block.where(rk >= hull.first - kb * key_block && rk <= hull.last - kb * key_block);
-    in_hull = [lo, hi](Expr key) { return Halide::min(Halide::max(key, lo), hi); };
+    in_hull = [lo, hi](Expr key) { return Halide::unsafe_promise_clamped(key, lo, hi); };
   }
 
   // PV goes further, per group of pv_rows query rows (its register block): a group whose rows
@@ -133,10 +152,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   const Expr rgk = f.over_group_block.x;
   Expr group_keeps = tile * query_tile + f.pv_group * pv_rows < seq_q;
   if (spans.bounded) {
-    const Expr group_first = first_pos + f.pv_group * pv_rows;
-    const KeySpan hull = span_hull(
-        key_spans(s.mask, s.mask_block, group_first, group_first + pv_rows - 1, b, seq_k, unchecked.masks)
-            .spans);
+    const KeySpan hull =
+        pv_group_hull(s, first_pos + f.pv_group * pv_rows, pv_rows, b, seq_k, unchecked.masks);
     group_keeps = group_keeps && rgk >= hull.first - kb * key_block && rgk <= hull.last - kb * key_block;
   }
   f.over_group_block.where(group_keeps);
@@ -194,12 +211,12 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
         softmax_exp(w.logits(row, in_hull(key), tile, h, b, kb) - w.block_max(row, tile, h, b, kb));
 
     w.block_sum(row, tile, h, b, kb) = 0.0f;
-    w.block_sum(row, tile, h, b, kb) += w.probs(row, rk, tile, h, b, kb);
+    w.block_sum(row, tile, h, b, kb) += w.probs(row, in_hull(rk), tile, h, b, kb);
 
     const Expr group_row = f.pv_group * pv_rows + f.group_row;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) = 0.0f;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) +=
-        w.probs(group_row, rgk, tile, h, b, kb) * f.head_values(dv, kb * key_block + rgk, h, b);
+        w.probs(group_row, in_hull(rgk), tile, h, b, kb) * f.head_values(dv, kb * key_block + rgk, h, b);
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
     // The max and sum are the same for every dv; all lanes read them at the last dv, which
@@ -222,20 +239,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     f.sweeps.push_back(w);
   }
 
-  // A row with no kept key has running_sum 0 and gives zeros, never NaN; its lse is -inf.
-  const Expr sum = f.state(dv, i % query_tile, i / query_tile, h, b)[1];
-  const Expr total = f.state(dv, i % query_tile, i / query_tile, h, b)[2];
-  const Expr normalized = Halide::select(sum > 0.0f, total / sum, 0.0f);
-  f.with_lse = s.lse;
-  if (s.lse) {
-    const Expr max = f.state(dv, i % query_tile, i / query_tile, h, b)[0];
-    // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
-    const Expr lse = Halide::strict_float(Halide::select(
-        sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)), -std::numeric_limits<float>::infinity()));
-    f.out(dv, h, i, b) = Halide::Tuple(normalized, lse);
-  } else {
-    f.out(dv, h, i, b) = normalized;
-  }
+  const Halide::FuncRef row_state = f.state(dv, i % query_tile, i / query_tile, h, b);
+  define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1], row_state[2], s.lse);
   return f;
 }
 

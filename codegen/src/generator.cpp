@@ -7,6 +7,7 @@
 #include "attn/validate.h"
 #include "attnc/arguments.h"
 #include "attnc/core_algorithm.h"
+#include "attnc/core_rows.h"
 #include "attnc/projection.h"
 #include "attnc/schedule_cpu.h"
 #include "attnc/split_keys_algorithm.h"
@@ -119,6 +120,11 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       schedule_split_keys_cpu(split, tiles_);
       result = split.out;
       with_lse = split.with_lse;
+    } else if (tiles_.pack_head_rows) {
+      RowsFuncs rows = define_core_rows(in, spec_, tiles_.query_tile, tiles_.pv_rows);
+      schedule_core_rows_cpu(rows, tiles_);
+      result = rows.out;
+      with_lse = rows.with_lse;
     } else {
       CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
       schedule_core_cpu(core, tiles_);

@@ -53,8 +53,6 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // QK^T: score_vectors query vectors x score_rows keys of accumulators, one key element
   // broadcast per FMA; the query tile is swept in groups of score_vectors vectors, so the
   // keys of a register block are reused from L1 by every group.
-  Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
-  Var query_vec("query_vec"), query_lane("query_lane");
   const RVar over_head_dim = f.over_head_dim.x, over_block = f.over_block.x;
   // The QK^T register blocks start from the mask (or 0) in registers and store once into the
   // block's buffer that the block max and the exp read: scores is computed per register block
@@ -77,35 +75,17 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
         .bound_storage(f.h, 1)
         .bound_storage(f.b, 1)
         .bound_storage(f.kb, 1);
-  score_block.compute_at(f.state, over_blocks)
-      .split(f.key, key_outer, key_inner, t.score_rows, TailStrategy::RoundUp)
-      .split(f.row, query_group, query_rest, lanes * t.score_vectors)
-      .split(query_rest, query_vec, query_lane, lanes)
-      .reorder(query_lane, query_vec, key_inner, query_group, key_outer)
-      .vectorize(query_lane)
-      .unroll(query_vec)
-      .unroll(key_inner);
-  w.scores.compute_at(score_block, query_group)
-      .split(f.row, query_vec, query_lane, lanes)
-      .reorder(query_lane, query_vec, f.key)
-      .vectorize(query_lane)
-      .unroll(query_vec)
-      .unroll(f.key);
-  w.scores.update()
-      .split(f.row, query_vec, query_lane, lanes)
-      .reorder(query_lane, query_vec, f.key, over_head_dim)
-      .vectorize(query_lane)
-      .unroll(query_vec)
-      .unroll(f.key);
+  score_block.compute_at(f.state, over_blocks);
+  schedule_score_register_blocks(score_block, w.scores, f.row, f.key, over_head_dim, t);
 
   // The block's penalties for keys past seq_k (whole blocks; trimmed ones compute them in
   // place, define_core): one vector select per 16 keys, read by a broadcast per key where the
-  // register blocks start. With the key clamp moved into the packed copies (define_core), a
-  // QK^T register block's set-up went from 125 instructions (eight clamped row addresses, a mask
-  // compare and eight masked moves per block) to 43: perf, W1 none one thread, AVX-512: 3.0 ->
-  // 1.6% of the samples. Paired rounds, outputs bit-identical: W1 none one thread 0.978 (9 of 11
-  // faster), two threads 1.010 (5 of 11, a noisy hour), W1 causal one thread 0.984 (7 of 11;
-  // with the penalty vector, since computed in place), W3 two threads 0.969 (8 of 11).
+  // register blocks start. With the key clamp moved into the packed copies (define_core; when the
+  // packed pipeline still ran this core, session 13), a QK^T register block's set-up went from 125
+  // instructions (eight clamped row addresses, a mask compare and eight masked moves per block) to 43: perf,
+  // W1 none one thread, AVX-512: 3.0 -> 1.6% of the samples. Paired rounds, outputs bit-identical: W1 none
+  // one thread 0.978 (9 of 11 faster), two threads 1.010 (5 of 11, a noisy hour), W1 causal one thread 0.984
+  // (7 of 11; with the penalty vector, since computed in place), W3 two threads 0.969 (8 of 11).
   if (w.key_penalty.defined())
     w.key_penalty.compute_at(f.state, over_blocks)
         .bound_storage(f.key, t.key_block)
@@ -137,30 +117,72 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // whole block, then loaded) and stored into the block's buffer that the state update reads.
   // 2 threads, 8 interleaved rounds, outputs bit-identical: W1 none 63.6 -> 60.5 ms, W3 93.9 ->
   // 88.7 ms, W1 causal 36.3 -> 35.8 ms; W1 one thread 125.7 -> 122.8 ms.
-  Var dv_slice("dv_slice"), dv_rest("dv_rest"), dv_vec("dv_vec"), dv_lane("dv_lane");
-  const RVar over_group_block = f.over_group_block.x;
   Halide::Func pv_block = w.block_pv.in(f.state);
-  pv_block.compute_at(f.state, over_blocks)
-      .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
-      .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, f.group_row, f.pv_group, dv_slice)
-      .vectorize(dv_lane)
-      .unroll(dv_vec)
-      .unroll(f.group_row);
-  w.block_pv.compute_at(pv_block, f.pv_group)
-      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
-      .vectorize(dv_lane)
-      .unroll(dv_vec)
-      .unroll(f.group_row);
-  w.block_pv.update()
-      .split(f.dv, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, f.group_row, over_group_block)
-      .vectorize(dv_lane)
-      .unroll(dv_vec)
-      .unroll(f.group_row);
+  pv_block.compute_at(f.state, over_blocks);
+  schedule_pv_register_blocks(pv_block, w.block_pv, f.dv, f.group_row, f.pv_group, f.over_group_block.x, t);
 }
 
 }  // namespace
+
+void schedule_score_register_blocks(Halide::Func score_block, Halide::Func scores, const Var &row,
+                                    const Var &key, const RVar &over_head_dim, const CpuTiles &t) {
+  const int lanes = t.vector_width;
+  Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
+  Var query_vec("query_vec"), query_lane("query_lane");
+  score_block.split(key, key_outer, key_inner, t.score_rows, TailStrategy::RoundUp)
+      .split(row, query_group, query_rest, lanes * t.score_vectors)
+      .split(query_rest, query_vec, query_lane, lanes)
+      .reorder(query_lane, query_vec, key_inner, query_group, key_outer)
+      .vectorize(query_lane)
+      .unroll(query_vec)
+      .unroll(key_inner);
+  scores.compute_at(score_block, query_group)
+      .split(row, query_vec, query_lane, lanes)
+      .reorder(query_lane, query_vec, key)
+      .vectorize(query_lane)
+      .unroll(query_vec)
+      .unroll(key);
+  scores.update()
+      .split(row, query_vec, query_lane, lanes)
+      .reorder(query_lane, query_vec, key, over_head_dim)
+      .vectorize(query_lane)
+      .unroll(query_vec)
+      .unroll(key);
+}
+
+void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const Var &dv, const Var &group_row,
+                                 const Var &pv_group, const RVar &over_keys, const CpuTiles &t) {
+  Var dv_slice("dv_slice"), dv_rest("dv_rest"), dv_vec("dv_vec"), dv_lane("dv_lane");
+  pv_block.split(dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
+      .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, group_row, pv_group, dv_slice)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(group_row);
+  pv.compute_at(pv_block, pv_group)
+      .split(dv, dv_vec, dv_lane, t.pv_vector)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(group_row);
+  pv.update()
+      .split(dv, dv_vec, dv_lane, t.pv_vector)
+      .reorder(dv_lane, dv_vec, group_row, over_keys)
+      .vectorize(dv_lane)
+      .unroll(dv_vec)
+      .unroll(group_row);
+}
+
+void schedule_core_tasks(Halide::Func out, const Var &i, const Var &dv, const Var &h, const Var &b,
+                         const Var &query_block, const Var &query_in_tile, const Var &task,
+                         const CpuTiles &t) {
+  out.compute_root()
+      .split(i, query_block, query_in_tile, t.query_tile, TailStrategy::GuardWithIf)
+      .reorder(dv, query_in_tile, query_block, h, b)
+      .fuse(h, b, task)
+      .parallel(task)
+      .parallel(query_block)
+      .vectorize(dv, t.pv_vector);
+}
 
 void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   const int lanes = t.vector_width;
@@ -173,23 +195,13 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   // B1 H8 S4096 causal 376 vs 382, B1 H12 S4096 1143 vs 1155, W5 399 vs 404, H = 3 14.5 vs 14.7.
   // (Fusing head and tile into one loop hides the head from bounds inference, which then
   // allocates state for every head.)
-  f.out.compute_root()
-      .split(f.i, query_block, query_in_tile, t.query_tile, TailStrategy::GuardWithIf)
-      .reorder(f.dv, query_in_tile, query_block, f.h, f.b)
-      .fuse(f.h, f.b, task)
-      .parallel(task)
-      .parallel(query_block)
-      .vectorize(f.dv, t.pv_vector);
+  schedule_core_tasks(f.out, f.i, f.dv, f.h, f.b, query_block, query_in_tile, task, t);
 
   // Checked once, before any output is written.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
-  // The packed pipeline copies the task's K and V rows once (see packed_min_keys); otherwise
-  // the blocks read them in place.
-  if (t.pack_head_rows) {
-    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
-    f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
-  }
+  // The blocks read K and V in place (head_keys and head_values inline); the packed pipeline,
+  // which copies them per task, runs the whole-row core (core_rows.cpp).
 
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
   // Bounded to one tile, the state and the query tile are constant-size stack arrays; unbounded

@@ -153,11 +153,6 @@ CpuTiles cpu_tiles_short(const attn::Spec &s, int native_lanes) {
 
 CpuTiles cpu_tiles_packed(const attn::Spec &s, int native_lanes) {
   CpuTiles t = cpu_tiles(s, native_lanes);
-  bool open_left_window = false;
-  for (int n = 0; n < s.mask.count; ++n)
-    open_left_window =
-        open_left_window || (s.mask.nodes[n].op == attn::MaskOp::window && s.mask.nodes[n].left < 0);
-  if (native_lanes < 16 && packs_head_rows(s) && open_left_window) t.key_block = 192;
   t.pack_head_rows = true;
   return t;
 }

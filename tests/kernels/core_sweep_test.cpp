@@ -65,6 +65,8 @@ const CoreCase long_cases[] = {
     {"heads=4 kv_heads=1 head_dim=32 mask=none", 2, 999, 1500, false},
     {"heads=3 kv_heads=1 head_dim=32 mask=causal", 3, 65, 1030, true},
     {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 2, 1100, 1100, false},
+    // More queries than keys: the first Sq - Sk rows of the packed (whole-row) core keep no key.
+    {"heads=2 head_dim=16 mask=causal", 4, 1300, 1030, false},
     // From packed_min_keys_many_tasks (512) keys with packed_many_tasks (32) tasks or more;
     // 30 tasks keep the main pipeline.
     {"heads=4 kv_heads=2 head_dim=16 mask=none", 8, 600, 517, true},

@@ -76,6 +76,9 @@ const MaskCase long_cases[] = {
     {"heads=2 head_dim=32 mask=document&causal", 4, 300, 1100, MaskShape::sq_sk, true},
     {"heads=2 head_dim=16 mask=tensor&causal", 4, 200, 1100, MaskShape::b_h_sq_sk, false},
     {"heads=2 kv_heads=1 head_dim=16 mask=causal&padding", 4, 1030, 1030, MaskShape::sq_sk, true},
+    // The packed core's modifiers and lse (its logits stage, its row max as the lse's base).
+    {"heads=2 head_dim=16 mask=causal&padding softcap=2 alibi=true score_bias=tensor lse=true", 4, 1030, 1030,
+     MaskShape::b_one_sq_sk, false},
 };
 
 // Large scores for the softcap specs (a cap of 1.5 .. 3 against scores in the tens).

@@ -53,7 +53,7 @@ struct CoreFuncs {
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
-  // Keys past seq_k read the last key (clamped here, so a packed copy pads whole blocks).
+  // Keys past seq_k read the last key (clamped here, so a copy of the rows pads whole blocks).
   Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
   Halide::Func head_values;        // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
   std::vector<BlockSweep> sweeps;  // state update s sweeps sweeps[s]
@@ -74,6 +74,17 @@ constexpr float masked_score = -2.0e30f;
 // pv_rows divides query_tile: the rows of a PV register block, which skip keys they cannot keep.
 CoreFuncs define_core(const CoreInputs &in, const attn::Spec &resolved, int key_block, int query_tile,
                       int pv_rows);
+
+// The keys a group of pv_rows query rows may keep, the first at key position group_first: the
+// hull of its spans (the tile's spans must be bounded). It narrows with the rows, so it lies
+// inside the tile's hull; both cores trim their P.V register blocks to it.
+KeySpan pv_group_hull(const attn::Spec &resolved, const Halide::Expr &group_first, int pv_rows,
+                      const Halide::Expr &batch, const Halide::Expr &seq_k, const MaskInputs &masks);
+
+// out(dv, h, i, b) from a query row's max, sum of exps and unnormalized P.V: total / sum, and
+// with lse a Tuple {out, lse}. A row with no kept key (sum 0) gives zeros, never NaN; its lse is -inf.
+void define_core_output(Halide::Func out, const std::vector<Halide::Var> &args, const Halide::Expr &max,
+                        const Halide::Expr &sum, const Halide::Expr &total, bool lse);
 
 // exp for x <= 0 (all the softmax needs): relative error below 2.5e-7 + 8e-8 |x| against exp
 // in double (tests/codegen/softmax_exp_test), exactly 0 below -87.

@@ -14,6 +14,26 @@ namespace attnc {
 // PV in L1-sized pieces, register-blocked and vectorized at the target's width.
 void schedule_core_cpu(CoreFuncs &core, const CpuTiles &tiles);
 
+// The tasks of both cores: out(dv, h, i, b) computed at the root, one task per (head, batch) in
+// parallel, its query tiles (query_block, of query_tile rows) in a nested parallel loop.
+void schedule_core_tasks(Halide::Func out, const Halide::Var &i, const Halide::Var &dv, const Halide::Var &h,
+                         const Halide::Var &b, const Halide::Var &query_block,
+                         const Halide::Var &query_in_tile, const Halide::Var &task, const CpuTiles &tiles);
+
+// The QK^T register blocks of both cores: score_block (scores.in(), already placed by the caller)
+// swept as score_rows keys x (score_vectors x lanes) queries, each block computed in registers
+// (scores(row, key, ...) over head_dim) and stored once into score_block.
+void schedule_score_register_blocks(Halide::Func score_block, Halide::Func scores, const Halide::Var &row,
+                                    const Halide::Var &key, const Halide::RVar &over_head_dim,
+                                    const CpuTiles &tiles);
+
+// The P.V register blocks of both cores: pv_block (pv.in(), already placed by the caller) swept
+// by slices of pv_vectors x pv_vector of dv, every group of pv_rows rows inside a slice; each
+// group's sums (pv(dv, group_row, pv_group, ...) over its keys) computed in registers.
+void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const Halide::Var &dv,
+                                 const Halide::Var &group_row, const Halide::Var &pv_group,
+                                 const Halide::RVar &over_keys, const CpuTiles &tiles);
+
 // Parallel over (batch, head, query, key chunk); the combine of the chunks is parallel over
 // (batch, query) with the heads inside.
 void schedule_split_keys_cpu(SplitKeysFuncs &split, const CpuTiles &tiles);

@@ -10,7 +10,7 @@
 namespace attnc {
 
 struct CpuTiles {
-  int key_block;               // keys per block: one running-max/sum update per block
+  int key_block;               // keys per block: one running-max/sum update per block (block cores)
   int query_tile;              // queries per parallel task; their q rows and state stay in L1
   int vector_width;            // f32 lanes of the target's vectors
   int score_rows;              // keys of the QK^T register block (one broadcast each)
@@ -81,13 +81,9 @@ bool runs_packed(int64_t seq_k, int64_t tasks);
 // blocks per tile, and copying the whole head would cost more than the strided reads.
 bool packs_head_rows(const attn::Spec &resolved);
 
-// The packed pipeline's tiles: cpu_tiles()' with 192-key blocks on AVX2-class targets where
-// those have 96 for a causal-like mask (every window open to the left; the packed pipeline takes
-// no other windows). With PV trimmed per row group, a larger diagonal block wastes little, and
-// fewer blocks mean fewer rescales of the running state. 2 threads, interleaved medians, 96 ->
-// 192 keys: B1 H8 S4096 D64 causal 317.0 -> 305.8 ms, W5 B1 H16 S2048 D128 causal 310.3 ->
-// 301.5 ms, W1 causal (1 thread) 64.5 -> 63.1 ms; finite windows lose (window(256,0) 52.2 ->
-// 53.1 ms, window(128,128)|global(16) 79.3 -> 100.8 ms), hence only here.
+// The packed pipeline's tiles: cpu_tiles()' with pack_head_rows. That pipeline runs the
+// whole-row core (core_rows.h), which has no key blocks: key_block only pads the other cores.
+// (The block core it replaced took 192-key blocks on AVX2 for causal-like masks: fewer rescales.)
 CpuTiles cpu_tiles_packed(const attn::Spec &resolved, int native_lanes);
 
 // Whether a call of seq_q x seq_k runs faster on the short tiles: fewer padded scores (whole

@@ -1,0 +1,49 @@
+// attnc/core_rows.h: the attention core with a whole-row softmax per query tile (no running rescale).
+#pragma once
+
+#include <Halide.h>
+
+#include <vector>
+
+#include "attn/spec.h"
+#include "attnc/core_algorithm.h"
+#include "attnc/tile_config.h"
+
+namespace attnc {
+
+// Every stage of the whole-row core, named for the schedule. A query tile first computes its
+// scores against every key it may keep (query_tile x Sk floats: 128 KiB at Sk = 1024), then the
+// row max over all of them, the exp against that max, the row sums and P.V over all the keys, so
+// there is no running max, no rescale of the output sums per key block and no per-block buffers
+// of P.V sums; a P.V register block accumulates over the whole key range. The packed pipeline
+// (tile_config.h) runs this core.
+struct RowsFuncs {
+  Halide::Var dv{"dv"}, d{"d"}, key{"key"}, i{"i"}, row{"row"}, tile{"tile"}, h{"h"}, b{"b"};
+  Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
+  Halide::RDom over_head_dim;                                // d in [0, head_dim)
+  Halide::RDom over_keys;        // keys [0, Sk), trimmed by a predicate to the tile's hull
+  Halide::RDom over_group_keys;  // keys [0, Sk), trimmed to what one pv_group of rows may keep
+  Halide::Func query_tile;       // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  Halide::Func head_keys;        // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
+  Halide::Func head_values;      // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
+  Halide::Func scores;           // scores(row, key, tile, h, b): scaled q . k (+ the mask, no modifiers)
+  Halide::Func logits;           // logits(row, key, tile, h, b): after modifiers; masked_score if masked
+  Halide::Func row_max;          // row_max(row, tile, h, b): max(no_key_score, kept logits)
+  Halide::Func probs;            // probs(row, key, tile, h, b) = exp(logit - row_max)
+  Halide::Func row_sum;          // row_sum(row, tile, h, b)
+  Halide::Func row_pv;           // row_pv(dv, group_row, pv_group, tile, h, b): probs . v
+  Halide::Expr seq_k;            // storage bounds of the per-tile rows are Sk + score_rows
+  std::vector<Halide::Func> value_checks;  // length inputs against [0, Sk], before any write
+  bool has_modifiers = false;
+  bool with_lse = false;
+  Halide::Func out;  // out(dv, h, i, b); with lse a Tuple {out, lse} (lse repeated along dv)
+};
+
+// pv_rows divides query_tile. A mask whose kept keys form several spans is computed over their
+// hull (the packed pipeline takes no such mask: packs_head_rows).
+RowsFuncs define_core_rows(const CoreInputs &in, const attn::Spec &resolved, int query_tile, int pv_rows);
+
+// The packed pipeline's schedule: tasks, copies and register blocks as schedule_core_cpu's.
+void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t);
+
+}  // namespace attnc

@@ -1,0 +1,170 @@
+// The whole-row core: a tile's scores for all its keys, one max, one exp pass, P.V over all keys.
+#include "attnc/core_rows.h"
+
+#include <limits>
+#include <tuple>
+
+#include "attnc/mask_lowering.h"
+#include "attnc/schedule_cpu.h"
+#include "attnc/score_terms.h"
+
+namespace attnc {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::RDom;
+using Halide::RVar;
+using Halide::TailStrategy;
+using Halide::Var;
+
+RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int query_tile, int pv_rows) {
+  RowsFuncs f;
+  const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
+  auto [dv, d, key, i, row, tile, h, b] = std::tie(f.dv, f.d, f.key, f.i, f.row, f.tile, f.h, f.b);
+  const int group = s.heads / s.kv_heads;
+  const Expr seq_q = in.seq_q, seq_k = in.seq_k;
+  f.seq_k = seq_k;
+  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
+  f.with_lse = s.lse;
+
+  // Positions as in define_core: query row q sits at key position q + Lk - Sq.
+  const bool padded = s.mask.uses(attn::MaskOp::padding);
+  auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
+  const Expr query = tile * query_tile + row;
+  const Expr query_row = Halide::min(query, seq_q - 1);
+
+  f.query_tile = Func("query_tile");
+  f.head_keys = Func("head_keys");
+  f.head_values = Func("head_values");
+  f.scores = Func("scores");
+  f.logits = Func("logits");
+  f.row_max = Func("row_max");
+  f.probs = Func("probs");
+  f.row_sum = Func("row_sum");
+  f.row_pv = Func("row_pv");
+  f.out = Func("attention");
+
+  // Rows past seq_q (a partial last tile) read the last row; their results are dropped. Keys
+  // past seq_k read the last key: the QK^T register blocks round the tile's keys up to whole
+  // blocks, and those scores are never read.
+  f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
+  f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
+  f.head_values(dv, key, h, b) = in.v(dv, h / group, Halide::min(key, seq_k - 1), b);
+
+  // The keys the tile may keep: [first, last] (empty at run time when first > last, say a
+  // batch of key length 0), every key when the mask gives no bound. Reads of the per-tile rows
+  // promise their key lies in [lo, hi] (true wherever the loops' predicates let them run), so
+  // bounds inference computes scores, logits and probs over the hull only: a causal tile's
+  // rows stop at its last query.
+  const Expr first_pos = tile * query_tile + (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
+  const KeySpans spans =
+      key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, unchecked.masks);
+  Expr first = 0, last = seq_k - 1, lo = 0, hi = seq_k - 1;
+  if (spans.bounded) {
+    const KeySpan hull = span_hull(spans.spans);
+    first = hull.first;
+    last = Halide::min(hull.last, seq_k - 1);
+    lo = Halide::clamp(hull.first, 0, seq_k - 1);
+    hi = Halide::max(Halide::clamp(hull.last, 0, seq_k - 1), lo);
+  }
+  auto in_hull = [lo, hi](const Expr &k) { return Halide::unsafe_promise_clamped(k, lo, hi); };
+
+  f.over_head_dim = RDom(0, s.head_dim, "over_head_dim");
+  f.over_keys = RDom(0, seq_k, "over_keys");
+  const Expr rd = f.over_head_dim.x, rk = f.over_keys.x;
+  if (spans.bounded) f.over_keys.where(rk >= first && rk <= last);
+
+  // Masked keys get masked_score (below no_key_score): their exp is exactly 0, and a row with no
+  // kept key keeps its max at no_key_score and its sum at 0.
+  auto masked = [&](const Expr &k, const Expr &logit) {
+    const MaskPoint point{
+        query + key_length(b) - seq_q, Halide::min(k, seq_k - 1), query_row, h, b, key_length(b)};
+    const Expr keep = lower_mask(s.mask, s.mask_block, point, in.masks);
+    if (Halide::Internal::is_const_one(keep)) return logit;
+    return logit + Halide::select(keep, 0.0f, masked_score);
+  };
+  f.scores(row, key, tile, h, b) = f.has_modifiers ? Expr(0.0f) : masked(key, Expr(0.0f));
+  f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
+  const ScorePoint point{query + key_length(b) - seq_q, key, Halide::min(key, seq_k - 1), query_row, h, b};
+  const Expr logit = modified_logit(s, in, f.scores(row, key, tile, h, b), point);
+  f.logits(row, key, tile, h, b) = f.has_modifiers ? masked(key, logit) : logit;
+
+  f.row_max(row, tile, h, b) = Expr(no_key_score);
+  f.row_max(row, tile, h, b) =
+      Halide::max(f.row_max(row, tile, h, b), f.logits(row, in_hull(rk), tile, h, b));
+  // logit - max first (exact for nearby floats), as in define_core.
+  f.probs(row, key, tile, h, b) = softmax_exp(f.logits(row, key, tile, h, b) - f.row_max(row, tile, h, b));
+  f.row_sum(row, tile, h, b) = 0.0f;
+  f.row_sum(row, tile, h, b) += f.probs(row, in_hull(rk), tile, h, b);
+
+  // P.V per group of pv_rows rows (the register block), over the keys the group may keep: none
+  // for a group past seq_q, the hull of its own rows' spans under a mask (a causal tile's
+  // diagonal: not the keys above the group's last row). That hull lies inside the tile's, and
+  // every skipped key has probability 0 for the group's rows.
+  f.over_group_keys = RDom(0, seq_k, "over_group_keys");
+  const Expr rgk = f.over_group_keys.x;
+  Expr group_keeps = tile * query_tile + f.pv_group * pv_rows < seq_q;
+  if (spans.bounded) {
+    const KeySpan group_hull =
+        pv_group_hull(s, first_pos + f.pv_group * pv_rows, pv_rows, b, seq_k, unchecked.masks);
+    group_keeps =
+        group_keeps && rgk >= group_hull.first && rgk <= group_hull.last && rgk >= first && rgk <= last;
+  }
+  f.over_group_keys.where(group_keeps);
+  const Expr group_row = f.pv_group * pv_rows + f.group_row;
+  f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = 0.0f;
+  f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) +=
+      f.probs(group_row, in_hull(rgk), tile, h, b) * f.head_values(dv, rgk, h, b);
+
+  const Expr r = i % query_tile, t = i / query_tile;
+  define_core_output(f.out, {dv, h, i, b}, f.row_max(r, t, h, b), f.row_sum(r, t, h, b),
+                     f.row_pv(dv, r % pv_rows, r / pv_rows, t, h, b), s.lse);
+  return f;
+}
+
+void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
+  const int lanes = t.vector_width;
+  Var query_block("query_block"), query_in_tile("query_in_tile"), task("task");
+  // Tasks as schedule_core_cpu's; each first copies its head's K and V rows contiguous.
+  schedule_core_tasks(f.out, f.i, f.dv, f.h, f.b, query_block, query_in_tile, task, t);
+  for (Func &check : f.value_checks) check.compute_root();
+  f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+  f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
+
+  // Everything else per query tile, in storage of one size for every tile of a call (constant
+  // where it can be: on the stack; the rows over keys are Sk long, and the workspace cache hands
+  // the same blocks back from tile to tile instead of one size per causal tile).
+  auto per_tile = [&](Func fn) {
+    fn.compute_at(f.out, query_block).bound_storage(f.tile, 1).bound_storage(f.h, 1).bound_storage(f.b, 1);
+    return fn;
+  };
+  per_tile(f.query_tile).vectorize(f.row, lanes);
+
+  // QK^T register blocks, as schedule_core_cpu's: score_vectors query vectors x score_rows keys,
+  // one broadcast key element per FMA; the whole query tile is one or a few groups, so each K
+  // row is read once per tile.
+  Func score_block = f.scores.in();
+  per_tile(score_block);
+  schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
+  if (f.has_modifiers) per_tile(f.logits).vectorize(f.row, lanes);
+  for (Func rows : {score_block, f.probs, f.logits}) {
+    rows.bound_storage(f.row, t.query_tile).bound_storage(f.key, f.seq_k + t.score_rows);
+  }
+
+  // Row max, exp and row sum: vectors across the tile's queries, every vector unrolled inside
+  // the key loop (independent chains), as the block core's.
+  const RVar over_keys = f.over_keys.x;
+  per_tile(f.row_max).vectorize(f.row, lanes);
+  f.row_max.update().reorder(f.row, over_keys).vectorize(f.row, lanes).unroll(f.row);
+  per_tile(f.probs).vectorize(f.row, lanes).unroll(f.row);
+  per_tile(f.row_sum).vectorize(f.row, lanes);
+  f.row_sum.update().reorder(f.row, over_keys).vectorize(f.row, lanes).unroll(f.row);
+
+  // P.V: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability
+  // broadcast per FMA, over every key the group keeps; stored once into the tile's sums.
+  Func pv_block = f.row_pv.in();
+  per_tile(pv_block);
+  schedule_pv_register_blocks(pv_block, f.row_pv, f.dv, f.group_row, f.pv_group, f.over_group_keys.x, t);
+}
+
+}  // namespace attnc
