@@ -154,7 +154,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
       v.key_block = tiles.key_block;
       // Tuned tiles serve every shape: the user measured them for theirs.
       const CpuTiles short_tiles = cpu_tiles_short(spec, lanes);
-      if (spec.form == attn::Form::core && !v.tuned && short_tiles.query_tile > 0 &&
+      if (spec.form == attn::Form::core && !whole_row_core(spec) && !v.tuned && short_tiles.query_tile > 0 &&
           core_tiles_text(short_tiles) != v.tiles) {
         v.short_tiles = core_tiles_text(short_tiles);
         v.short_query_tile = short_tiles.query_tile;

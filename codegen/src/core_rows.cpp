@@ -125,11 +125,14 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
 void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   const int lanes = t.vector_width;
   Var query_block("query_block"), query_in_tile("query_in_tile"), task("task");
-  // Tasks as schedule_core_cpu's; each first copies its head's K and V rows contiguous.
+  // Tasks as schedule_core_cpu's; packed, each first copies its head's K and V rows contiguous
+  // (otherwise head_keys and head_values are inline: the tiles read K and V in place).
   schedule_core_tasks(f.out, f.i, f.dv, f.h, f.b, query_block, query_in_tile, task, t);
   for (Func &check : f.value_checks) check.compute_root();
-  f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
-  f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
+  if (t.pack_head_rows) {
+    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+    f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
+  }
 
   // Everything else per query tile, in storage of one size for every tile of a call (constant
   // where it can be: on the stack; the rows over keys are Sk long, and the workspace cache hands

@@ -120,7 +120,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       schedule_split_keys_cpu(split, tiles_);
       result = split.out;
       with_lse = split.with_lse;
-    } else if (tiles_.pack_head_rows) {
+    } else if (whole_row_core(spec_)) {
       RowsFuncs rows = define_core_rows(in, spec_, tiles_.query_tile, tiles_.pv_rows);
       schedule_core_rows_cpu(rows, tiles_);
       result = rows.out;

@@ -86,16 +86,17 @@ TEST_CASE("cpu_tiles is a pure function of the spec and the width") {
 }
 
 TEST_CASE("masks that skip blocks by position get smaller key blocks") {
-  // Their diagonal blocks are partly masked; a larger block wastes more of them.
+  // Their diagonal blocks are partly masked; a larger block wastes more of them. (Block form:
+  // core specs whose masks read most keys run the whole-row core, which has no key blocks.)
+  const std::string block = "d_model=768 heads=12 form=block";
   for (int lanes : {4, 8, 16}) {
     CAPTURE(lanes);
-    const attnc::CpuTiles dense = attnc::cpu_tiles(spec_of("heads=12 head_dim=64"), lanes);
-    const attnc::CpuTiles padded = attnc::cpu_tiles(spec_of("heads=12 head_dim=64 mask=padding"), lanes);
+    const attnc::CpuTiles dense = attnc::cpu_tiles(spec_of(block), lanes);
+    const attnc::CpuTiles padded = attnc::cpu_tiles(spec_of(block + " mask=padding"), lanes);
     CHECK(padded.key_block == dense.key_block);
     for (const char *mask : {"causal", "window(128,0)", "causal|global(4)"}) {
       CAPTURE(mask);
-      const attnc::CpuTiles skipping =
-          attnc::cpu_tiles(spec_of(std::string("heads=12 head_dim=64 mask=") + mask), lanes);
+      const attnc::CpuTiles skipping = attnc::cpu_tiles(spec_of(block + " mask=" + mask), lanes);
       CHECK(skipping.key_block <= dense.key_block);
       if (lanes == 8) CHECK(skipping.key_block < dense.key_block);
     }
@@ -109,6 +110,25 @@ TEST_CASE("masks that skip blocks by position get smaller key blocks") {
     CHECK(attnc::cpu_tiles(spec_of(std::string("heads=12 head_dim=64 mask=") + mask), 16).key_block <
           dense.key_block);
   }
+}
+
+TEST_CASE("AVX2 tiles for the whole-row core: 32-query tiles, QK^T 2 x 6, PV 4 x 2") {
+  for (const char *text : {"heads=12 head_dim=64", "heads=12 head_dim=64 mask=causal&padding"}) {
+    CAPTURE(text);
+    const attn::Spec s = spec_of(text);
+    REQUIRE(attnc::whole_row_core(s));
+    const attnc::CpuTiles t = attnc::cpu_tiles(s, 8);
+    CHECK(t.query_tile == 32);
+    CHECK(t.score_vectors * t.score_rows == 12);
+    CHECK(t.pv_rows * t.pv_vectors == 8);
+    CHECK(attnc::tile_problem(s, t).empty());
+  }
+  // The block core (block form, windows) keeps 48-query tiles on AVX2; AVX-512 is the same for both.
+  CHECK_FALSE(attnc::whole_row_core(spec_of("heads=12 head_dim=64 mask=window(128,0)")));
+  CHECK(attnc::cpu_tiles(spec_of("heads=12 head_dim=64 mask=window(128,0)"), 8).query_tile == 48);
+  CHECK(attnc::cpu_tiles(spec_of("d_model=768 heads=12 form=block"), 8).query_tile == 48);
+  CHECK(attnc::cpu_tiles(spec_of("heads=12 head_dim=64"), 16).query_tile ==
+        attnc::cpu_tiles(spec_of("heads=12 head_dim=64 mask=window(128,0)"), 16).query_tile);
 }
 
 }  // namespace

@@ -15,8 +15,9 @@ namespace attnc {
 // scores against every key it may keep (query_tile x Sk floats: 128 KiB at Sk = 1024), then the
 // row max over all of them, the exp against that max, the row sums and P.V over all the keys, so
 // there is no running max, no rescale of the output sums per key block and no per-block buffers
-// of P.V sums; a P.V register block accumulates over the whole key range. The packed pipeline
-// (tile_config.h) runs this core.
+// of P.V sums; a P.V register block accumulates over the whole key range. Every prefill pipeline
+// of a spec with whole_row_core() (tile_config.h) runs this core: the packed one on copies of
+// the task's K and V rows, the main one reading them in place.
 struct RowsFuncs {
   Halide::Var dv{"dv"}, d{"d"}, key{"key"}, i{"i"}, row{"row"}, tile{"tile"}, h{"h"}, b{"b"};
   Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
@@ -40,10 +41,11 @@ struct RowsFuncs {
 };
 
 // pv_rows divides query_tile. A mask whose kept keys form several spans is computed over their
-// hull (the packed pipeline takes no such mask: packs_head_rows).
+// hull (whole_row_core() takes no such mask).
 RowsFuncs define_core_rows(const CoreInputs &in, const attn::Spec &resolved, int query_tile, int pv_rows);
 
-// The packed pipeline's schedule: tasks, copies and register blocks as schedule_core_cpu's.
+// Tasks and register blocks as schedule_core_cpu's; with tiles.pack_head_rows each task first
+// copies its head's K and V rows contiguous.
 void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t);
 
 }  // namespace attnc

@@ -81,6 +81,11 @@ bool runs_packed(int64_t seq_k, int64_t tasks);
 // blocks per tile, and copying the whole head would cost more than the strided reads.
 bool packs_head_rows(const attn::Spec &resolved);
 
+// Whether every prefill pipeline of the spec runs the whole-row core (core_rows.h) rather than
+// the block core: the specs packs_head_rows() takes (core form, masks that read most keys). Their
+// calls need no short pipeline either: the whole-row core pads no keys.
+bool whole_row_core(const attn::Spec &resolved);
+
 // The packed pipeline's tiles: cpu_tiles()' with pack_head_rows. That pipeline runs the
 // whole-row core (core_rows.h), which has no key blocks: key_block only pads the other cores.
 // (The block core it replaced took 192-key blocks on AVX2 for causal-like masks: fewer rescales.)
