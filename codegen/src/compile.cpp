@@ -160,6 +160,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
         v.short_query_tile = short_tiles.query_tile;
         v.short_key_block = short_tiles.key_block;
       }
+      v.blocks = whole_row_core(spec);
       v.packed = packs_head_rows(spec);
       if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, lanes));
       k.variant_tiles.push_back(v);
@@ -181,7 +182,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
 
   std::vector<fs::path> archives;
   for (const KernelRecord &k : kernels) {
-    // Per variant: the main pipeline, the short-sequence one, the packed one, the decode one.
+    // Per variant: the main pipeline, the short-sequence one, the packed one, the block core for
+    // long keys (whole-row specs), the decode one.
     // One Halide function per target rather than Halide's multitarget wrapper: that wrapper
     // caches its first choice, and the runtime must be able to pick (attn_set_max_isa).
     for (size_t v = 0; v < k.targets.size(); ++v) {
@@ -194,6 +196,8 @@ GenerateResult generate_library(const GenerateOptions &o) {
       if (!tiles.short_tiles.empty())
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
       if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
+      if (tiles.blocks)
+        pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.tuned ? tiles.tiles : ""});
       if (k.split_keys_max_queries > 0)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {

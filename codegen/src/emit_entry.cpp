@@ -46,15 +46,18 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   const std::string &id = k.id;
   const size_t n = k.args.size();
   const bool split = k.split_keys_max_queries > 0 && k.q_arg >= 0;
-  bool any_short = false, any_packed = false;
+  bool any_short = false, any_packed = false, any_blocks = false;
   for (size_t v = 0; v < k.targets.size(); ++v) {
     const bool has_short = !k.variant_tiles[v].short_tiles.empty() && k.q_arg >= 0 && k.k_arg >= 0;
     const bool has_packed = k.variant_tiles[v].packed && k.q_arg >= 0 && k.k_arg >= 0;
     any_short = any_short || has_short;
+    const bool has_blocks = k.variant_tiles[v].blocks && k.q_arg >= 0 && k.k_arg >= 0;
     any_packed = any_packed || has_packed;
+    any_blocks = any_blocks || has_blocks;
     declare(o, id + "_v" + std::to_string(v), n);
     if (has_short) declare(o, id + "_short_v" + std::to_string(v), n);
     if (has_packed) declare(o, id + "_packed_v" + std::to_string(v), n);
+    if (has_blocks) declare(o, id + "_blocks_v" + std::to_string(v), n);
     if (split) declare(o, id + "_split_keys_v" + std::to_string(v), n);
   }
   o << "\n";
@@ -79,7 +82,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   o << "  halide_set_custom_malloc(attn_workspace_malloc);\n";
   o << "  halide_set_custom_free(attn_workspace_free);\n";
   if (split || any_short) o << "  const int32_t seq_q = attn_halide_extent(buffers[" << k.q_arg << "], 2);\n";
-  if (any_short || any_packed)
+  if (any_short || any_packed || any_blocks)
     o << "  const int32_t seq_k = attn_halide_extent(buffers[" << k.k_arg << "], 2);\n";
   if (any_packed)
     o << "  const int64_t tasks = (int64_t)attn_halide_extent(buffers[" << k.q_arg << "], 3) * " << k.heads
@@ -109,6 +112,12 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
         << " && tasks >= " << packed_min_tasks << ") || (seq_k >= " << packed_min_keys_many_tasks
         << " && tasks >= " << packed_many_tasks << "))) return ";
       call(o, id + "_packed" + suffix, n);
+      o << ";\n";
+    }
+    if (t.blocks && k.q_arg >= 0 && k.k_arg >= 0) {
+      // Past whole_row_max_keys the whole-row core's rows would outgrow a thread's share of memory.
+      o << "      if (seq_k > " << whole_row_max_keys << ") return ";
+      call(o, id + "_blocks" + suffix, n);
       o << ";\n";
     }
     o << "      return ";

@@ -26,7 +26,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   GeneratorParam<std::string> spec_text{"spec", ""};
   // Core form only: "tiles" (query tiles x key blocks, for prefill), "packed" (the same, each
   // task reading its head's K and V rows from contiguous copies: long keys) or "split_keys" (key
-  // chunks in parallel, for decode: few queries, many keys).
+  // chunks in parallel, for decode: few queries, many keys). Specs with whole_row_core() run the
+  // whole-row core for "tiles" and "packed", and the block core for "blocks" (long keys).
   GeneratorParam<std::string> core_path{"core_path", "tiles"};
   // Core tile sizes that replace cpu_tiles()' defaults (core_tiles_text's form; attnc tune).
   GeneratorParam<std::string> tiles_text{"tiles", ""};
@@ -120,7 +121,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       schedule_split_keys_cpu(split, tiles_);
       result = split.out;
       with_lse = split.with_lse;
-    } else if (whole_row_core(spec_)) {
+    } else if (whole_row_core(spec_) && std::string(core_path) != "blocks") {
       RowsFuncs rows = define_core_rows(in, spec_, tiles_.query_tile, tiles_.pv_rows);
       schedule_core_rows_cpu(rows, tiles_);
       result = rows.out;

@@ -17,6 +17,7 @@ struct VariantTiles {
   int short_query_tile = 0, short_key_block = 0;
   bool packed = false;       // a packed pipeline (head rows copied): packed_min/max_keys
   std::string packed_tiles;  // its tiles: cpu_tiles_packed's, or the tuned ones
+  bool blocks = false;       // whole-row spec: a block-core pipeline for Sk > whole_row_max_keys
 };
 
 // One generated kernel, as the runtime and the manifest describe it.
@@ -31,7 +32,8 @@ struct KernelRecord {
   // Core form: a second pipeline, <id>_split_keys_v<i>, runs when Sq <= split_keys_max_queries
   // (0: none), and a third, <id>_short_v<i>, where the variant has short tiles and they win for
   // the call's Sq x Sk (short_tiles_win), and a fourth, <id>_packed_v<i>, where the variant is
-  // packed and runs_packed(Sk, B * heads) holds (tile_config.h). The
+  // packed and runs_packed(Sk, B * heads) holds (tile_config.h), and a fifth, <id>_blocks_v<i>,
+  // for Sk > whole_row_max_keys where the variant's main pipeline is the whole-row core. The
   // entry reads Sq, Sk and B from the q and k buffers (args[q_arg], args[k_arg]; dims 2 and 3
   // in Halide order).
   int split_keys_max_queries = 0;

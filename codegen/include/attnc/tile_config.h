@@ -81,10 +81,16 @@ bool runs_packed(int64_t seq_k, int64_t tasks);
 // blocks per tile, and copying the whole head would cost more than the strided reads.
 bool packs_head_rows(const attn::Spec &resolved);
 
-// Whether every prefill pipeline of the spec runs the whole-row core (core_rows.h) rather than
-// the block core: the specs packs_head_rows() takes (core form, masks that read most keys). Their
-// calls need no short pipeline either: the whole-row core pads no keys.
+// Whether the spec's prefill calls run the whole-row core (core_rows.h) rather than the block
+// core: the specs packs_head_rows() takes (core form, masks that read most keys). Their calls
+// need no short pipeline: the whole-row core pads no keys.
 bool whole_row_core(const attn::Spec &resolved);
+
+// The whole-row core holds query_tile x Sk scores and probabilities per thread (256 bytes per
+// key at 32 queries: 4 MiB at 16384 keys, 8 MiB more per thread at 32768). Past this many keys
+// those specs run the block core instead (<id>_blocks_v<i>), whose memory does not grow with Sk
+// beyond the packed copies, so a call's extra memory stays O(Sk) with a small constant.
+constexpr int whole_row_max_keys = 16384;
 
 // The packed pipeline's tiles: cpu_tiles()' with pack_head_rows. That pipeline runs the
 // whole-row core (core_rows.h), which has no key blocks: key_block only pads the other cores.
