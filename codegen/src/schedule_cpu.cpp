@@ -27,6 +27,8 @@
 // 04:37 (session 13, the key clamp in the packed copies): W1 none 17.45 ms, 81.4% of the FMA
 // peak (ONNX Runtime 1.15x, oneDNN 1.28x), W3 1.11x ONNX Runtime, W5 81.1% (2.35x), W6 80.1%
 // (1.53x), W1 causal 2.10x the fastest peer.
+// Since session 14 the block core runs windows, global tokens, random blocks, the block form and
+// keys past whole_row_max_keys; the rest of prefill runs the whole-row core (core_rows.cpp).
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
