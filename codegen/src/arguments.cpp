@@ -3,13 +3,9 @@
 
 namespace attnc {
 namespace {
-ArgDim sym(const char *name) {
-  return ArgDim{0, name};
-}
+ArgDim sym(const char *name) { return ArgDim{0, name}; }
 // A fixed size, with the label error messages use for it ("H", "D", "d_model", ...).
-ArgDim fix(int64_t n, const char *label) {
-  return ArgDim{n, label};
-}
+ArgDim fix(int64_t n, const char *label) { return ArgDim{n, label}; }
 ArgSpec tensor(std::string name, std::vector<ArgDim> dims, bool output = false, std::string dtype = "f32") {
   ArgSpec a;
   a.name = std::move(name);

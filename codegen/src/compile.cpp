@@ -161,6 +161,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
         v.short_key_block = short_tiles.key_block;
       }
       v.blocks = whole_row_core(spec);
+      if (v.blocks) v.blocks_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_blocks(spec, lanes));
       v.packed = packs_head_rows(spec);
       if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, lanes));
       k.variant_tiles.push_back(v);
@@ -196,8 +197,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
       if (!tiles.short_tiles.empty())
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
       if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
-      if (tiles.blocks)
-        pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.tuned ? tiles.tiles : ""});
+      if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles});
       if (k.split_keys_max_queries > 0)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {

@@ -157,9 +157,10 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   per_tile(score_block);
   schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
   if (f.has_modifiers) per_tile(f.logits).vectorize(f.row, lanes);
-  for (Func rows : {score_block, f.probs, f.logits}) {
-    rows.bound_storage(f.row, t.query_tile).bound_storage(f.key, f.seq_k + t.score_rows);
-  }
+  std::vector<Func> rows = {score_block, f.probs};
+  if (f.has_modifiers) rows.push_back(f.logits);  // otherwise inline
+  for (Func per_key : rows)
+    per_key.bound_storage(f.row, t.query_tile).bound_storage(f.key, f.seq_k + t.score_rows);
 
   // Row max, exp and row sum: vectors across the tile's queries, every vector unrolled inside
   // the key loop (independent chains), as the block core's.

@@ -50,8 +50,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   for (size_t v = 0; v < k.targets.size(); ++v) {
     const bool has_short = !k.variant_tiles[v].short_tiles.empty() && k.q_arg >= 0 && k.k_arg >= 0;
     const bool has_packed = k.variant_tiles[v].packed && k.q_arg >= 0 && k.k_arg >= 0;
-    any_short = any_short || has_short;
     const bool has_blocks = k.variant_tiles[v].blocks && k.q_arg >= 0 && k.k_arg >= 0;
+    any_short = any_short || has_short;
     any_packed = any_packed || has_packed;
     any_blocks = any_blocks || has_blocks;
     declare(o, id + "_v" + std::to_string(v), n);

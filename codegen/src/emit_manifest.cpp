@@ -58,7 +58,9 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
         << ", \"tuned\": " << (k.variant_tiles[v].tuned ? "true" : "false");
       if (!k.variant_tiles[v].short_tiles.empty())
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
-      if (k.variant_tiles[v].blocks) o << ", \"block_core_past_keys\": " << whole_row_max_keys;
+      if (k.variant_tiles[v].blocks)
+        o << ", \"block_core_past_keys\": " << whole_row_max_keys
+          << ", \"blocks_tiles\": " << json_string(k.variant_tiles[v].blocks_tiles);
       if (k.variant_tiles[v].packed)
         o << ", \"packed_keys\": [" << packed_min_keys << ", " << packed_max_keys
           << "], \"packed_min_tasks\": " << packed_min_tasks << ", \"packed_keys_many_tasks\": ["

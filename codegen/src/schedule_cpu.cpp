@@ -82,12 +82,13 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
 
   // The block's penalties for keys past seq_k (whole blocks; trimmed ones compute them in
   // place, define_core): one vector select per 16 keys, read by a broadcast per key where the
-  // register blocks start. With the key clamp moved into the packed copies (define_core; when the
-  // packed pipeline still ran this core, session 13), a QK^T register block's set-up went from 125
-  // instructions (eight clamped row addresses, a mask compare and eight masked moves per block) to 43: perf,
-  // W1 none one thread, AVX-512: 3.0 -> 1.6% of the samples. Paired rounds, outputs bit-identical: W1 none
-  // one thread 0.978 (9 of 11 faster), two threads 1.010 (5 of 11, a noisy hour), W1 causal one thread 0.984
-  // (7 of 11; with the penalty vector, since computed in place), W3 two threads 0.969 (8 of 11).
+  // register blocks start. With the key clamp moved into the packed copies (define_core; when
+  // the packed pipeline still ran this core, session 13), a QK^T register block's set-up went
+  // from 125 instructions (eight clamped row addresses, a mask compare and eight masked moves
+  // per block) to 43: perf, W1 none one thread, AVX-512: 3.0 -> 1.6% of the samples. Paired
+  // rounds, outputs bit-identical: W1 none one thread 0.978 (9 of 11 faster), two threads 1.010
+  // (5 of 11, a noisy hour), W1 causal one thread 0.984 (7 of 11; with the penalty vector, since
+  // computed in place), W3 two threads 0.969 (8 of 11).
   if (w.key_penalty.defined())
     w.key_penalty.compute_at(f.state, over_blocks)
         .bound_storage(f.key, t.key_block)

@@ -57,7 +57,7 @@ int lanes_dividing(int n, int native_lanes) {
   return lanes;
 }
 
-CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
+CpuTiles cpu_tiles_blocks(const attn::Spec &s, int native_lanes) {
   CpuTiles t{};
   t.vector_width = native_lanes;
   const bool wide = native_lanes >= 16;  // 32 vector registers (AVX-512) rather than 16
@@ -94,18 +94,6 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   for (int n = 0; n < s.mask.count; ++n)
     skips_blocks = skips_blocks || attn::is_structural(s.mask.nodes[n].op);
   t.key_block = (wide ? keeps_narrow_rows(s) : skips_blocks) ? 96 : 128;
-  // The whole-row core (core_rows.h) reads each K row once per query tile whatever its size, and
-  // its P.V register blocks run over all keys: on AVX2 it keeps the 32-query tile with QK^T 2 x 6
-  // and PV 4 x 2 (key_block only has to be a multiple of score_rows there). The AVX2 variant on
-  // Zen 4, one thread, attnc-tune-style interleaved medians of 5, against tile 48 (3 x 4, 6 x 2):
-  // W1 none 36.0 vs 36.3 ms, W1 causal 19.0 vs 19.4, B1 H12 S256 causal 1.48 vs 1.64, none even,
-  // B2 H12 Sq100 Sk300 causal 2.49 vs 2.61, none even.
-  if (!wide && whole_row_core(s)) {
-    t.query_tile = 32;
-    t.score_vectors = 2;
-    t.score_rows = 6;
-    t.key_block = 96;
-  }
   const int accumulators = wide ? 16 : 12;
   t.pv_vector = lanes_dividing(s.head_dim_v, native_lanes);
   t.head_vector = lanes_dividing(s.head_dim, native_lanes);
@@ -145,8 +133,26 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
   return t;
 }
 
+CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
+  CpuTiles t = cpu_tiles_blocks(s, native_lanes);
+  // The whole-row core (core_rows.h) reads each K row once per query tile whatever its size, and
+  // its P.V register blocks run over all keys: on AVX2 it keeps the 32-query tile with QK^T 2 x 6
+  // and PV 4 x 2 (key_block only has to be a multiple of score_rows there). The AVX2 variant on
+  // Zen 4, one thread, attnc-tune-style interleaved medians of 5, against tile 48 (3 x 4, 6 x 2):
+  // W1 none 36.0 vs 36.3 ms, W1 causal 19.0 vs 19.4, B1 H12 S256 causal 1.48 vs 1.64, none even,
+  // B2 H12 Sq100 Sk300 causal 2.49 vs 2.61, none even.
+  if (native_lanes < 16 && whole_row_core(s)) {
+    t.query_tile = 32;
+    t.score_vectors = 2;
+    t.score_rows = 6;
+    t.key_block = 96;
+    t.pv_rows = largest_pv_rows(t);
+  }
+  return t;
+}
+
 CpuTiles cpu_tiles_short(const attn::Spec &s, int native_lanes) {
-  CpuTiles t = cpu_tiles(s, native_lanes);
+  CpuTiles t = cpu_tiles_blocks(s, native_lanes);
   // AVX2 (Zen 1), one thread, interleaved medians against the defaults: B1 H12 S256 D64 none
   // 6.68 against 7.15 ms, causal 4.07 against 5.23 ms; B2 H12 Sq100 Sk300 none 7.94 against
   // 10.13 ms. Short calls waste less of a 32-query tile and a 64-key block than of 48 x 128
@@ -268,15 +274,12 @@ std::vector<CpuTiles> tile_candidates(const attn::Spec &s, int native_lanes) {
   for (int query_tile : {32, 48, 64})
     for (const auto &[vectors, rows] : blocks)
       for (int key_block : {64, 96, 128}) {
-        if (whole_rows) {
-          if (key_block != 64) continue;
-          key_block = (defaults.key_block + rows - 1) / rows * rows;
-        }
+        if (whole_rows && key_block != 64) continue;  // one candidate per register block
         CpuTiles t = defaults;
         t.query_tile = query_tile;
         t.score_vectors = vectors;
         t.score_rows = rows;
-        t.key_block = key_block;
+        t.key_block = whole_rows ? (defaults.key_block + rows - 1) / rows * rows : key_block;
         t.pv_rows = largest_pv_rows(t);
         if (!tile_problem(s, t).empty()) continue;
         const std::string text = core_tiles_text(t);

@@ -86,17 +86,17 @@ TEST_CASE("cpu_tiles is a pure function of the spec and the width") {
 }
 
 TEST_CASE("masks that skip blocks by position get smaller key blocks") {
-  // Their diagonal blocks are partly masked; a larger block wastes more of them. (Block form:
-  // core specs whose masks read most keys run the whole-row core, which has no key blocks.)
-  const std::string block = "d_model=768 heads=12 form=block";
+  // Their diagonal blocks are partly masked; a larger block wastes more of them. (The block
+  // core's tiles: core specs whose masks read most keys run the whole-row core, which has none.)
+  const std::string core = "heads=12 head_dim=64";
   for (int lanes : {4, 8, 16}) {
     CAPTURE(lanes);
-    const attnc::CpuTiles dense = attnc::cpu_tiles(spec_of(block), lanes);
-    const attnc::CpuTiles padded = attnc::cpu_tiles(spec_of(block + " mask=padding"), lanes);
+    const attnc::CpuTiles dense = attnc::cpu_tiles_blocks(spec_of(core), lanes);
+    const attnc::CpuTiles padded = attnc::cpu_tiles_blocks(spec_of(core + " mask=padding"), lanes);
     CHECK(padded.key_block == dense.key_block);
     for (const char *mask : {"causal", "window(128,0)", "causal|global(4)"}) {
       CAPTURE(mask);
-      const attnc::CpuTiles skipping = attnc::cpu_tiles(spec_of(block + " mask=" + mask), lanes);
+      const attnc::CpuTiles skipping = attnc::cpu_tiles_blocks(spec_of(core + " mask=" + mask), lanes);
       CHECK(skipping.key_block <= dense.key_block);
       if (lanes == 8) CHECK(skipping.key_block < dense.key_block);
     }
@@ -123,7 +123,11 @@ TEST_CASE("AVX2 tiles for the whole-row core: 32-query tiles, QK^T 2 x 6, PV 4 x
     CHECK(t.pv_rows * t.pv_vectors == 8);
     CHECK(attnc::tile_problem(s, t).empty());
   }
-  // The block core (block form, windows) keeps 48-query tiles on AVX2; AVX-512 is the same for both.
+  // The block core (block form, windows, and whole-row specs past whole_row_max_keys) keeps
+  // 48-query tiles on AVX2; AVX-512 is the same for both.
+  CHECK(attnc::cpu_tiles_blocks(spec_of("heads=12 head_dim=64"), 8).query_tile == 48);
+  CHECK(attnc::core_tiles_text(attnc::cpu_tiles_blocks(spec_of("heads=12 head_dim=64"), 16)) ==
+        attnc::core_tiles_text(attnc::cpu_tiles(spec_of("heads=12 head_dim=64"), 16)));
   CHECK_FALSE(attnc::whole_row_core(spec_of("heads=12 head_dim=64 mask=window(128,0)")));
   CHECK(attnc::cpu_tiles(spec_of("heads=12 head_dim=64 mask=window(128,0)"), 8).query_tile == 48);
   CHECK(attnc::cpu_tiles(spec_of("d_model=768 heads=12 form=block"), 8).query_tile == 48);

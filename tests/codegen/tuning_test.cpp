@@ -162,21 +162,20 @@ TEST_CASE("short-sequence tiles: valid where they exist, and chosen only where t
       CAPTURE(lanes);
       const attn::Spec s = spec_of(text);
       const attnc::CpuTiles short_tiles = attnc::cpu_tiles_short(s, lanes),
-                            defaults = attnc::cpu_tiles(s, lanes);
+                            defaults = attnc::cpu_tiles_blocks(s, lanes);
       CHECK(attnc::tile_problem(s, short_tiles).empty());
       CHECK(short_tiles.query_tile * short_tiles.key_block < defaults.query_tile * defaults.key_block);
     }
   // AVX-512 (measured on Zen 4): short for Sq 100 x Sk 300, where 128-key blocks pad 384 keys;
   // the defaults where both pad alike (S = 256, measured even) and for long calls. (Measured
-  // with heads=12 head_dim=64, whose block-core tiles the block form has; that core spec runs
-  // the whole-row core now, with no short pipeline.)
-  const attn::Spec s = spec_of("d_model=768 heads=12 form=block");
-  const attnc::CpuTiles wide = attnc::cpu_tiles(s, 16), wide_short = attnc::cpu_tiles_short(s, 16);
+  // with this spec's block-core tiles; it runs the whole-row core now, with no short pipeline.)
+  const attn::Spec s = spec_of("heads=12 head_dim=64");
+  const attnc::CpuTiles wide = attnc::cpu_tiles_blocks(s, 16), wide_short = attnc::cpu_tiles_short(s, 16);
   CHECK(attnc::short_tiles_win(100, 300, wide, wide_short));
   CHECK_FALSE(attnc::short_tiles_win(256, 256, wide, wide_short));
   CHECK_FALSE(attnc::short_tiles_win(1024, 1024, wide, wide_short));
   CHECK_FALSE(attnc::short_tiles_win(1000, 1000, wide, wide_short));
-  const attnc::CpuTiles defaults = attnc::cpu_tiles(s, 8), short_tiles = attnc::cpu_tiles_short(s, 8);
+  const attnc::CpuTiles defaults = attnc::cpu_tiles_blocks(s, 8), short_tiles = attnc::cpu_tiles_short(s, 8);
   // AVX2 (measured on Zen 1, docs/PERFORMANCE.md): short for S = 256 and Sq 100 x Sk 300; the
   // defaults for S = 512 and 1024. The kernel sweeps' 1000 x 1000 cases run the defaults, the
   // rest short.

@@ -18,6 +18,7 @@ struct VariantTiles {
   bool packed = false;       // a packed pipeline (head rows copied): packed_min/max_keys
   std::string packed_tiles;  // its tiles: cpu_tiles_packed's, or the tuned ones
   bool blocks = false;       // whole-row spec: a block-core pipeline for Sk > whole_row_max_keys
+  std::string blocks_tiles;  // its tiles: cpu_tiles_blocks', or the tuned ones
 };
 
 // One generated kernel, as the runtime and the manifest describe it.

@@ -33,7 +33,13 @@ struct CpuTiles {
 };
 
 // native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).
+// The tiles of the spec's main pipeline: cpu_tiles_blocks()', with the whole-row core's own
+// register blocks on AVX2 where that core runs it (whole_row_core).
 CpuTiles cpu_tiles(const attn::Spec &resolved, int native_lanes);
+
+// The block core's tiles, for every spec: what cpu_tiles() gives where the block core is the main
+// pipeline, and the tiles of a whole-row spec's <id>_blocks_v<i> pipeline (long keys).
+CpuTiles cpu_tiles_blocks(const attn::Spec &resolved, int native_lanes);
 
 // Tiles for short sequences, compiled beside cpu_tiles()' as a second pipeline that the entry
 // picks per call (short_tiles_win); fewer padded scores for lengths that leave a block mostly
