@@ -15,7 +15,8 @@ ArgSpec tensor(std::string name, std::vector<ArgDim> dims, bool output = false, 
   return a;
 }
 
-// [B, H, Sq, Sk] with B and H broadcastable: [Sq,Sk], [B,Sq,Sk] and [B,H,Sq,Sk] all work.
+// [B, H, Sq, Sk] with B and H broadcastable, aligned from the right as in NumPy: [Sq,Sk],
+// [H,Sq,Sk], [B,H,Sq,Sk] and size-1 B or H ([B,1,Sq,Sk] per batch) all work.
 ArgSpec score_shaped(std::string name, std::string dtype, int64_t heads, const char *sq, const char *sk) {
   ArgSpec a = tensor(std::move(name), {sym("B"), fix(heads, "H"), sym(sq), sym(sk)}, false, std::move(dtype));
   a.broadcast_dims = 0x3;

@@ -43,17 +43,16 @@ std::string dims_text(const attn_arg_info &info) {
 
 namespace {
 
-// "4 ([B, Sk, 1, 4])", or "2 to 4: [B, H, Sq, Sk], a lower rank leaving out dim 1 (H), then
-// dim 0 (B)" for an argument that broadcasts.
+// "4 ([B, Sk, 1, 4])", or "2 to 4: [B, H, Sq, Sk], a lower rank leaving out dim 0 (B), then
+// dim 1 (H)" for an argument that broadcasts.
 std::string expected_ranks(const attn_arg_info &info) {
   const int lowest = lowest_rank(info);
   if (lowest == info.rank) return std::to_string(info.rank) + " (" + dims_text(info) + ")";
   std::string text = std::to_string(lowest) + " to " + std::to_string(info.rank) + ": " + dims_text(info) +
                      ", a lower rank leaving out ";
-  const int leading = leading_broadcast_dims(info);
   for (int left_out = 0; left_out < info.rank - lowest; ++left_out) {
     if (left_out > 0) text += ", then ";
-    text += dim_label(info, leading - 1 - left_out);
+    text += dim_label(info, left_out);
   }
   return text;
 }
@@ -69,17 +68,14 @@ attn_status map_caller_dims(const attn_arg_info &info, int rank, int *declared) 
   }
   const int missing = info.rank - rank, leading = leading_broadcast_dims(info);
   if (missing > leading) {
-    // The table allows this rank, but after the leading broadcast dims the next dim to leave
-    // out is one that must be given.
+    // The table allows this rank, but one of the outer dims it leaves out must be given.
     return fail(ATTN_ERR_RANK,
                 "tensor '%s' has rank %d, but %s cannot be left out: it does not broadcast "
                 "(kernel expects %s)",
                 name, rank, dim_label(info, leading).c_str(), expected_ranks(info).c_str());
   }
-  // Kept: the leading broadcast dims outside the ones left out, then every dim after them.
-  int j = 0;
-  for (int d = 0; d < leading - missing; ++d) declared[j++] = d;
-  for (int d = leading; d < info.rank; ++d) declared[j++] = d;
+  // As NumPy and PyTorch align shapes: from the right, the missing dims being the outermost.
+  for (int j = 0; j < rank; ++j) declared[j] = missing + j;
   return ATTN_OK;
 }
 

@@ -24,8 +24,9 @@ std::string dim_label(const attn_arg_info &info, int dim);
 std::string dims_text(const attn_arg_info &info);
 
 // Maps a caller's `rank` dims (outermost first) onto declared dims: declared[j] is the declared
-// dim of caller dim j. A lower rank leaves out leading broadcast dims from the innermost one
-// outward (rank 3 of [B, H, Sq, Sk] with B and H broadcast is [B, Sq, Sk]). Records
+// dim of caller dim j. Shapes align from the right, as in NumPy and PyTorch: a lower rank leaves
+// out the outermost dims, which must broadcast (rank 3 of [B, H, Sq, Sk] with B and H broadcast
+// is [H, Sq, Sk]; a per-batch mask is [B, 1, Sq, Sk]). Records
 // ATTN_ERR_RANK naming the tensor and the ranks it may have when rank is not accepted.
 attn_status map_caller_dims(const attn_arg_info &info, int rank, int *declared);
 

@@ -205,8 +205,8 @@ std::ostream &operator<<(std::ostream &os, MaskShape shape) {
   switch (shape) {
     case MaskShape::sq_sk:
       return os << "[Sq,Sk]";
-    case MaskShape::b_sq_sk:
-      return os << "[B,Sq,Sk]";
+    case MaskShape::h_sq_sk:
+      return os << "[H,Sq,Sk]";
     case MaskShape::b_h_sq_sk:
       return os << "[B,H,Sq,Sk]";
     case MaskShape::one_h_sq_sk:
@@ -222,8 +222,8 @@ std::vector<int64_t> mask_dims(MaskShape shape, int64_t batch, int64_t heads, in
   switch (shape) {
     case MaskShape::sq_sk:
       return {seq_q, seq_k};
-    case MaskShape::b_sq_sk:
-      return {batch, seq_q, seq_k};
+    case MaskShape::h_sq_sk:
+      return {heads, seq_q, seq_k};
     case MaskShape::b_h_sq_sk:
       return {batch, heads, seq_q, seq_k};
     case MaskShape::one_h_sq_sk:

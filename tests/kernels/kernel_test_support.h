@@ -90,9 +90,9 @@ Call make_core_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k,
 // Inputs for a block spec: x uniform[-1, 1], weights and biases uniform[-1/sqrt(fan_in), 1/sqrt(fan_in)].
 Call make_block_call(const attn::Spec &resolved, int batch, int seq, bool padded, std::mt19937 &rng);
 
-// How a call gives the mask-shaped tensors (mask, score_bias): [Sq,Sk], [B,Sq,Sk], [B,H,Sq,Sk], or
-// rank 4 with a size-1 B or H.
-enum class MaskShape { sq_sk, b_sq_sk, b_h_sq_sk, one_h_sq_sk, b_one_sq_sk };
+// How a call gives the mask-shaped tensors (mask, score_bias): [Sq,Sk], [H,Sq,Sk] (aligned from the
+// right, as NumPy broadcasts), [B,H,Sq,Sk], or rank 4 with a size-1 B or H.
+enum class MaskShape { sq_sk, h_sq_sk, b_h_sq_sk, one_h_sq_sk, b_one_sq_sk };
 std::ostream &operator<<(std::ostream &os, MaskShape shape);
 
 // Adds the runtime inputs the spec uses, random: key_lengths in [0, Sk] (batch 1 gets Sk and batch 2

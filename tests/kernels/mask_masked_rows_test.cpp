@@ -66,7 +66,7 @@ TEST_CASE("an all-zero mask tensor masks every row") {
   for (const char *spec : {"heads=2 head_dim=16 mask=tensor lse=true", "heads=2 head_dim=32 mask=tensor",
                            "heads=2 head_dim=16 mask=tensor&causal",
                            "d_model=32 heads=2 form=block mask=tensor&causal mask_block=8"})
-    for (MaskShape shape : {MaskShape::sq_sk, MaskShape::b_sq_sk, MaskShape::b_h_sq_sk}) {
+    for (MaskShape shape : {MaskShape::sq_sk, MaskShape::h_sq_sk, MaskShape::b_h_sq_sk}) {
       const Setup s{spec, 2, 65, parse(spec).form == attn::Form::core ? 17 : 65, shape};
       CAPTURE(s.spec);
       CAPTURE(shape);

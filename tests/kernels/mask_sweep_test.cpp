@@ -32,7 +32,7 @@ std::ostream &operator<<(std::ostream &os, const MaskCase &c) {
   return os << "}";
 }
 
-constexpr MaskShape shapes[] = {MaskShape::sq_sk, MaskShape::b_sq_sk, MaskShape::b_h_sq_sk,
+constexpr MaskShape shapes[] = {MaskShape::sq_sk, MaskShape::h_sq_sk, MaskShape::b_h_sq_sk,
                                 MaskShape::one_h_sq_sk, MaskShape::b_one_sq_sk};
 
 // (Sq, Sk) around the CPU tiles, both ways round; each spec takes ten in a row, starting where the
@@ -65,7 +65,7 @@ const MaskCase long_cases[] = {
      MaskShape::sq_sk, false},
     {"heads=2 kv_heads=1 head_dim=16 mask=(window(16,0)|global(2))&tensor mask_block=8 softcap=3 alibi=true "
      "score_bias=tensor lse=true",
-     1, 1000, 1000, MaskShape::b_sq_sk, false},
+     1, 1000, 1000, MaskShape::h_sq_sk, false},
     {"d_model=64 heads=2 form=block mask=(window(8,8)|global(4))&padding lse=true", 2, 1000, 1000,
      MaskShape::sq_sk, true},
     // A bare window over many key blocks: both edges of the visited blocks trimmed.

@@ -27,7 +27,7 @@ const auto &linked_specs = core_specs;
 
 constexpr int query_lengths[] = {1, 2, 3, 8, 9};
 constexpr int key_lengths[] = {1, 7, 255, 256, 257, 700};
-constexpr MaskShape shapes[] = {MaskShape::sq_sk, MaskShape::b_sq_sk, MaskShape::b_h_sq_sk,
+constexpr MaskShape shapes[] = {MaskShape::sq_sk, MaskShape::h_sq_sk, MaskShape::b_h_sq_sk,
                                 MaskShape::one_h_sq_sk, MaskShape::b_one_sq_sk};
 
 struct DecodeCase {

@@ -45,7 +45,8 @@ void check_inputs(const Options &o, int64_t batch, int64_t seq_q, int64_t seq_k,
   };
   auto score_shaped = [&](int rank, const std::array<int64_t, 4> &shape, const char *name) {
     if (rank < 2 || rank > 4 || shape[rank - 2] != seq_q || shape[rank - 1] != seq_k) fail(name);
-    if (rank >= 3 && shape[0] != 1 && shape[0] != batch) fail(name);
+    if (rank == 3 && shape[0] != 1 && shape[0] != heads) fail(name);
+    if (rank == 4 && shape[0] != 1 && shape[0] != batch) fail(name);
     if (rank == 4 && shape[1] != 1 && shape[1] != heads) fail(name);
   };
   if (o.mask.uses(attn::MaskOp::padding)) per_batch(in.key_lengths, "key_lengths must be [B] in [0, Sk]");
@@ -58,7 +59,7 @@ void check_inputs(const Options &o, int64_t batch, int64_t seq_q, int64_t seq_k,
   }
   if (o.mask.uses(attn::MaskOp::tensor)) {
     if (in.mask.empty()) fail("the mask uses tensor: give mask");
-    score_shaped(in.mask.rank, in.mask.shape, "mask must be [Sq, Sk], [B, Sq, Sk] or [B, H, Sq, Sk]");
+    score_shaped(in.mask.rank, in.mask.shape, "mask must be [Sq, Sk], [H, Sq, Sk] or [B, H, Sq, Sk]");
   }
   if (o.alibi && (in.alibi_slopes.empty() || in.alibi_slopes.rank != 1 || in.alibi_slopes.shape[0] != heads))
     fail("alibi_slopes must be [H]");

@@ -61,15 +61,15 @@ using TensorView = View<float>;
 using IndexView = View<int32_t>;
 using ByteView = View<uint8_t>;
 
-// The element (b, h, i, k) of a tensor shaped like the mask: [Sq, Sk], [B, Sq, Sk] or [B, H, Sq, Sk];
-// a B or H dim of size 1, or one left out, broadcasts.
+// The element (b, h, i, k) of a tensor shaped like the mask: [Sq, Sk], [H, Sq, Sk] or [B, H, Sq, Sk]
+// (aligned from the right, as NumPy broadcasts); a B or H dim of size 1, or one left out, broadcasts.
 template <class T>
 T broadcast_at(const View<T> &t, int64_t b, int64_t h, int64_t i, int64_t k) {
   switch (t.rank) {
     case 2:
       return t.at(i, k);
     case 3:
-      return t.at(t.shape[0] == 1 ? 0 : b, i, k);
+      return t.at(t.shape[0] == 1 ? 0 : h, i, k);
     case 4:
       return t.at(t.shape[0] == 1 ? 0 : b, t.shape[1] == 1 ? 0 : h, i, k);
     default:
@@ -84,7 +84,7 @@ struct RuntimeInputs {
   IndexView prefix_lengths;  // [B], 0 <= value <= Sk: prefix
   IndexView segment_ids_q;   // [B, Sq]: document
   IndexView segment_ids_k;   // [B, Sk]
-  ByteView mask;             // [Sq, Sk], [B, Sq, Sk] or [B, H, Sq, Sk], B and H may be 1: tensor
+  ByteView mask;             // [Sq, Sk], [H, Sq, Sk] or [B, H, Sq, Sk], B and H may be 1: tensor
   TensorView alibi_slopes;   // [H]: alibi
   TensorView score_bias;     // shaped and broadcast as mask: score_bias
 };

@@ -130,10 +130,12 @@ TEST_CASE("the mask tensor broadcasts size-1 and left-out B and H dims") {
   in.mask = ByteView::dense(full.data(), {1, 2});
   CHECK(kept(1, 1, 0));
   CHECK_FALSE(kept(1, 1, 1));
-  // [B, Sq, Sk]: batch 1 reads its own row whatever the head.
+  // [H, Sq, Sk] (aligned from the right, as NumPy): head 1 reads its own row whatever the batch.
   in.mask = ByteView::dense(full.data(), {2, 1, 2});
-  CHECK(kept(1, 1, 0) == false);
-  CHECK(kept(1, 0, 1) == true);
+  CHECK(kept(0, 1, 0) == false);
+  CHECK(kept(0, 1, 1) == true);
+  CHECK(kept(1, 0, 0) == true);
+  CHECK(kept(1, 0, 1) == false);
   // [1, H, Sq, Sk]: every batch reads batch 0's heads.
   in.mask = ByteView::dense(full.data(), {1, 2, 1, 2});
   CHECK(kept(1, 1, 1));
@@ -368,7 +370,7 @@ TEST_CASE("the naive fp32 twin agrees with the reference on every term and modif
   o.inputs.prefix_lengths = IndexView::dense(prefixes.data(), {B});
   o.inputs.segment_ids_q = IndexView::dense(seg_q.data(), {B, Sq});
   o.inputs.segment_ids_k = IndexView::dense(seg_k.data(), {B, Sk});
-  o.inputs.mask = ByteView::dense(mask.data(), {B, Sq, Sk});
+  o.inputs.mask = ByteView::dense(mask.data(), {B, 1, Sq, Sk});
   o.inputs.alibi_slopes = TensorView::dense(slopes.data(), {H});
   o.inputs.score_bias = TensorView::dense(bias.data(), {1, H, Sq, Sk});
   const TensorView qv = TensorView::dense(q.data(), {B, Sq, H, D}),

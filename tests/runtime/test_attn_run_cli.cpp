@@ -237,11 +237,12 @@ struct MaskedInputs {
            " --input k=" + ws.file("mk.npy") + " --input v=" + ws.file("mv.npy") +
            " --input key_lengths=" + ws.file(lengths);
   }
-  // The kept keys of (b, h, s) for a mask of rank 2 [Sq, Sk] or 3 [B, Sq, Sk].
-  std::vector<int64_t> kept(int mask_rank, int64_t b, int64_t s) const {
+  // The kept keys of (b, h, s) for a mask of rank 2 [Sq, Sk] or 3 [H, Sq, Sk] (aligned from the
+  // right, as NumPy broadcasts).
+  std::vector<int64_t> kept(int mask_rank, int64_t b, int64_t h, int64_t s) const {
     std::vector<int64_t> keys;
     for (int64_t j = 0; j < key_lengths[static_cast<size_t>(b)]; ++j) {
-      const int64_t i = (mask_rank == 3 ? b * seq_q * seq_k : 0) + s * seq_k + j;
+      const int64_t i = (mask_rank == 3 ? h * seq_q * seq_k : 0) + s * seq_k + j;
       if (mask_value(i) != 0) keys.push_back(j);
     }
     return keys;
@@ -280,7 +281,7 @@ TEST_CASE("attn-run passes masks of a lower rank and writes each output asked fo
     int rank_used;  // the rank whose values the broadcast mask repeats
   };
   const Form forms[] = {
-      {"[Sq, Sk]", {2, 3}, 2}, {"[B, Sq, Sk]", {2, 2, 3}, 3}, {"[1, Sq, Sk]", {1, 2, 3}, 2}};
+      {"[Sq, Sk]", {2, 3}, 2}, {"[H, Sq, Sk]", {2, 2, 3}, 3}, {"[1, Sq, Sk]", {1, 2, 3}, 2}};
   for (const Form &form : forms) {
     CAPTURE(form.what);
     in.save_mask("mask.npy", form.shape);
@@ -299,7 +300,7 @@ TEST_CASE("attn-run passes masks of a lower rank and writes each output asked fo
     for (int64_t b = 0; b < 2; ++b)
       for (int64_t s = 0; s < 2; ++s)
         for (int64_t h = 0; h < 2; ++h) {
-          const std::vector<int64_t> keys = in.kept(form.rank_used, b, s);
+          const std::vector<int64_t> keys = in.kept(form.rank_used, b, h, s);
           CHECK(lse[static_cast<size_t>((b * 2 + s) * 2 + h)] == static_cast<float>(keys.size()));
           for (int64_t e = 0; e < 3; ++e) {
             float expected = in.q[static_cast<size_t>(((b * 2 + s) * 2 + h) * 4 + e)];

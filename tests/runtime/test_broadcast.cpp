@@ -48,8 +48,8 @@ constexpr int64_t B = 2, H = fake::heads, Sq = 3, Sk = 5;
 TEST_CASE("every accepted mask form reaches the kernel at full size, stride 0 where it broadcasts") {
   const MaskForm forms[] = {
       {"[Sq, Sk]", {Sq, Sk}, {2, 3}},
-      {"[B, Sq, Sk]: the missing dim is H", {B, Sq, Sk}, {0, 2, 3}},
-      {"[1, Sq, Sk]", {1, Sq, Sk}, {0, 2, 3}},
+      {"[H, Sq, Sk]: the missing dim is B (aligned from the right, as NumPy)", {H, Sq, Sk}, {1, 2, 3}},
+      {"[1, Sq, Sk]", {1, Sq, Sk}, {1, 2, 3}},
       {"[B, H, Sq, Sk]", {B, H, Sq, Sk}, {0, 1, 2, 3}},
       {"[1, 1, Sq, Sk]", {1, 1, Sq, Sk}, {0, 1, 2, 3}},
       {"[B, 1, Sq, Sk]", {B, 1, Sq, Sk}, {0, 1, 2, 3}},
@@ -148,8 +148,14 @@ TEST_CASE("mask forms the kernel refuses") {
     check_refused(call, fake::masked, ATTN_ERR_SHAPE,
                   {"tensor 'mask': dim 1 (H) is 3, kernel expects 2 or 1 (broadcast)"});
   }
-  SUBCASE("a broadcast dim of a runtime size that other tensors set otherwise, though checked first") {
+  SUBCASE("rank 3 aligns from the right, as NumPy: [H, Sq, Sk], never [B, Sq, Sk]") {
+    // Its first dim is H, fixed at 2 (or 1), whatever B is.
     fake::MaskedCall call({3, Sq, Sk});
+    check_refused(call, fake::masked, ATTN_ERR_SHAPE,
+                  {"tensor 'mask': dim 0 (H) is 3, kernel expects 2 or 1 (broadcast)"});
+  }
+  SUBCASE("a broadcast dim of a runtime size that other tensors set otherwise, though checked first") {
+    fake::MaskedCall call({3, H, Sq, Sk});
     check_refused(
         call, fake::masked, ATTN_ERR_SHAPE,
         {"tensor 'mask': dim 0 (B) is 3, but tensor 'q' set B to 2; kernel expects 2 or 1 (broadcast)"});
@@ -163,7 +169,7 @@ TEST_CASE("mask forms the kernel refuses") {
     check_refused(
         call, fake::masked, ATTN_ERR_RANK,
         {"tensor 'mask' has rank 1, kernel expects 2 to 4: [B, H, Sq, Sk], a lower rank leaving out "
-         "dim 1 (H), then dim 0 (B)"});
+         "dim 0 (B), then dim 1 (H)"});
   }
   SUBCASE("a rank above the declared rank") {
     fake::MaskedCall call({1, B, H, Sq, Sk});
@@ -224,7 +230,7 @@ TEST_CASE("the C++ wrapper states the rank rule as the runtime applies it") {
       for (size_t j = 0; runtime_takes && j < wrapper.size(); ++j) CHECK(wrapper[j] == declared[j]);
     }
   }
-  CHECK(attn::rt::declared_dims(fake::masked.args[0], 3) == std::vector<int>{0, 2, 3});
+  CHECK(attn::rt::declared_dims(fake::masked.args[0], 3) == std::vector<int>{1, 2, 3});
   CHECK(attn::rt::declared_dims(fake::masked.args[0], 2) == std::vector<int>{2, 3});
   CHECK(attn::rt::lowest_rank(fake::masked.args[0]) == 2);
   CHECK(attn::rt::dim_broadcasts(fake::masked.args[0], 1));

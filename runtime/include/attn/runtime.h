@@ -59,13 +59,13 @@ typedef struct attn_arg {
  * sees the dim at its full size (the fixed size, else the size the other tensors give that
  * name; 1 when only broadcast dims name it) with stride 0. A dim given as 1 where it broadcasts
  * sets no runtime size; given in full it must match the others.
- * A caller may also give fewer dims than rank, down to min_rank. Only the leading broadcast dims
- * (the outermost dims whose bits are all set) may be left out, and they are left out from the
- * innermost one outward; a dim left out broadcasts as if given with size 1. So for
- * mask [B, H, Sq, Sk] with B and H broadcast (0x3) and min_rank 2, rank 4 is [B, H, Sq, Sk],
- * rank 3 is [B, Sq, Sk] (H left out) and rank 2 is [Sq, Sk] (H, then B left out). Any other
- * rank, or one that would leave out a dim that does not broadcast, is ATTN_ERR_RANK. Outputs
- * never broadcast. */
+ * A caller may also give fewer dims than rank, down to min_rank. Shapes align from the right, as
+ * NumPy and PyTorch broadcast them: the dims left out are the outermost ones, each must be a
+ * broadcast dim, and a dim left out broadcasts as if given with size 1. So for mask
+ * [B, H, Sq, Sk] with B and H broadcast (0x3) and min_rank 2, rank 4 is [B, H, Sq, Sk], rank 3
+ * is [H, Sq, Sk] (B left out) and rank 2 is [Sq, Sk] (B, then H left out); a per-batch mask is
+ * [B, 1, Sq, Sk]. Any other rank, or one that would leave out a dim that does not broadcast, is
+ * ATTN_ERR_RANK. Outputs never broadcast. */
 typedef struct attn_arg_info {
   const char *name;
   attn_dtype dtype;

@@ -120,18 +120,13 @@ inline int lowest_rank(const attn_arg_info &info) {
 }
 
 // Where a caller's tensor of `rank` dims sits: element j is the declared dim of caller dim j
-// (outermost first); empty when the argument does not take that rank. A lower rank leaves out
-// leading broadcast dims from the innermost one outward: rank 3 of mask [B, H, Sq, Sk] is
-// [B, Sq, Sk].
+// (outermost first); empty when the argument does not take that rank. Shapes align from the right,
+// as NumPy and PyTorch broadcast them: a lower rank leaves out the outermost dims, which must
+// broadcast (rank 3 of mask [B, H, Sq, Sk] is [H, Sq, Sk]).
 inline std::vector<int> declared_dims(const attn_arg_info &info, int rank) {
   if (rank < lowest_rank(info) || rank > info.rank) return {};
-  const int missing = info.rank - rank;
-  int leading = 0;
-  while (leading < info.rank && dim_broadcasts(info, leading)) ++leading;
   std::vector<int> declared;
-  for (int d = 0; d < info.rank; ++d) {
-    if (d < leading - missing || d >= leading) declared.push_back(d);
-  }
+  for (int d = info.rank - rank; d < info.rank; ++d) declared.push_back(d);
   return declared;
 }
 
