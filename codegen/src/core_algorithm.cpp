@@ -47,16 +47,44 @@ KeySpan pv_group_hull(const attn::Spec &s, const Expr &group_first, int pv_rows,
       key_spans(s.mask, s.mask_block, group_first, group_first + pv_rows - 1, batch, seq_k, masks).spans);
 }
 
+Expr sticky_max(const Expr &running, const Expr &x) {
+  // strict_float keeps LLVM from assuming that neither is NaN (and folding the is_nan away).
+  return Halide::strict_float(Halide::select(x > running || Halide::is_nan(x), x, running));
+}
+
+Expr masked_product(const Expr &keep, const Expr &probability, const Expr &value) {
+  if (Halide::Internal::is_const_one(keep)) return probability * value;
+  return Halide::select(keep, probability * value, 0.0f);
+}
+
+std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &s, const Expr &group_first, int pv_rows,
+                                            const Expr &lo, const Expr &hi, const Expr &batch, const Expr &seq_k,
+                                            const MaskInputs &masks) {
+  if (s.mask.empty()) return {{lo, hi, false}};
+  const KeySpan all = kept_by_all(s.mask, group_first, group_first + pv_rows - 1, batch, seq_k, masks);
+  // An empty span moves to the hull's start, so the three intervals partition [lo, hi].
+  const Expr empty = all.first > all.last;
+  const Expr first = Halide::select(empty, lo, all.first), last = Halide::select(empty, lo - 1, all.last);
+  return {{Halide::max(lo, first), Halide::min(hi, last), false},
+          {lo, Halide::min(hi, first - 1), true},
+          {Halide::max(lo, last + 1), hi, true}};
+}
+
 void define_core_output(Func out, const std::vector<Halide::Var> &args, const Expr &max, const Expr &sum,
                         const Expr &total, bool lse) {
-  const Expr normalized = Halide::select(sum > 0.0f, total / sum, 0.0f);
+  // A non-finite max: max - max is NaN (strict, or LLVM folds it to 0), as exp(logit - max) is
+  // for every key in the reference. A NaN or inf that a kept value carries is in total already.
+  const Expr finite = Halide::is_finite(max);
+  const Expr nan = Halide::strict_float(max - max);
+  const Expr normalized = Halide::select(finite, Halide::select(sum > 0.0f, total / sum, 0.0f), nan);
   if (!lse) {
     out(args) = normalized;
     return;
   }
   // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
   const Expr row_lse = Halide::strict_float(Halide::select(
-      sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)), -std::numeric_limits<float>::infinity()));
+      !finite, nan,
+      Halide::select(sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)), -std::numeric_limits<float>::infinity())));
   out(args) = Halide::Tuple(normalized, row_lse);
 }
 
@@ -99,19 +127,21 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   auto key_row = [&](const Expr &block, const Expr &k) {
     return Halide::min(block * key_block + k, seq_k - 1);
   };
-  // A masked key's logit gets masked_score added: a scalar per key for keys past seq_k (uniform
-  // across the query lanes; read from the block's key_penalty where there is one), a select of
-  // constants per score for the mask. The select never wraps the scores themselves, or bounds
-  // inference would trim them to the kept keys (a ragged region per tile: heap allocations and
-  // unaligned vectors).
+  // A masked key's logit is replaced by masked_score: keys past seq_k (read from the block's
+  // key_penalty where there is one: 0 for a key in range) and keys the mask removes. A select,
+  // not a penalty added to the score: a masked key's k may hold NaN (garbage in a cache slot),
+  // and NaN + penalty would reach the row's max.
+  auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
+    const Expr query_at = tile * query_tile + query_in_tile;
+    const MaskPoint point{query_at + key_length(b) - seq_q, key_row(kb, k), Halide::min(query_at, seq_q - 1), h,
+                          b, key_length(b)};
+    return lower_mask(s.mask, s.mask_block, point, in.masks);
+  };
   auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
-    const Expr past_end = key_penalty.defined()
-                              ? key_penalty(k, kb)
-                              : Halide::select(kb * key_block + k < seq_k, 0.0f, masked_score);
-    const MaskPoint point{query + key_length(b) - seq_q, key_row(kb, k), query_row, h, b, key_length(b)};
-    const Expr keep = lower_mask(s.mask, s.mask_block, point, in.masks);
-    if (Halide::Internal::is_const_one(keep)) return logit + past_end;
-    return logit + past_end + Halide::select(keep, 0.0f, masked_score);
+    const Expr in_range = key_penalty.defined() ? key_penalty(k, kb) == 0.0f : kb * key_block + k < seq_k;
+    const Expr keep = keep_at(row, k);
+    if (Halide::Internal::is_const_one(keep)) return Halide::select(in_range, logit, masked_score);
+    return Halide::select(in_range && keep, logit, masked_score);
   };
   f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
   f.with_lse = s.lse;
@@ -148,15 +178,24 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // (outputs bit-identical). 2 threads, 7 interleaved rounds: W1 causal 35.5 -> 33.6 ms, W1 none
   // 63.4 -> 59.5 (its last tile has 16 of 48 rows), W3 81.1 -> 79.9, H8 S4096 window(256,0)
   // 52.5 -> 49.7.
-  f.over_group_block = RDom(0, key_block, "over_group_block");
-  const Expr rgk = f.over_group_block.x;
-  Expr group_keeps = tile * query_tile + f.pv_group * pv_rows < seq_q;
+  const Expr group_in = tile * query_tile + f.pv_group * pv_rows < seq_q;
+  Expr group_lo = 0, group_hi = seq_k - 1;
   if (spans.bounded) {
     const KeySpan hull =
         pv_group_hull(s, first_pos + f.pv_group * pv_rows, pv_rows, b, seq_k, unchecked.masks);
-    group_keeps = group_keeps && rgk >= hull.first - kb * key_block && rgk <= hull.last - kb * key_block;
+    group_lo = hull.first;
+    group_hi = Halide::min(hull.last, seq_k - 1);
   }
-  f.over_group_block.where(group_keeps);
+  // Keys past seq_k are never read by P.V (they hold the last key's v, which may be masked);
+  // inside the hull, the keys some row of the group does not keep take a select.
+  const std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
+      s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, unchecked.masks);
+  for (size_t n = 0; n < pv_intervals.size(); ++n) {
+    RDom keys(0, key_block, "over_group_block_" + std::to_string(n));
+    const Expr key_pos = kb * key_block + keys.x;
+    keys.where(group_in && key_pos >= pv_intervals[n].first && key_pos <= pv_intervals[n].last);
+    f.over_group_block.push_back(keys);
+  }
 
   f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
   for (size_t n = 0; n < spans.spans.size(); ++n) {
@@ -190,21 +229,19 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     }
 
     // Masked keys get masked_score, below no_key: a block with no kept key keeps the max at
-    // no_key and every exp underflows to exactly 0, so neither reader needs the mask again.
-    // Without modifiers the penalty is where the dot products start (no pass of its own).
-    w.scores(row, key, tile, h, b, kb) =
-        f.has_modifiers ? Expr(0.0f) : masked(w.key_penalty, key, Expr(0.0f));
+    // no_key and every exp underflows to exactly 0.
+    w.scores(row, key, tile, h, b, kb) = 0.0f;
     w.scores(row, key, tile, h, b, kb) +=
         f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, kb * key_block + key, h, b);
 
     const ScorePoint point{
         query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
-    w.logits(row, key, tile, h, b, kb) = f.has_modifiers ? masked(w.key_penalty, key, logit) : logit;
+    w.logits(row, key, tile, h, b, kb) = masked(w.key_penalty, key, logit);
 
     w.block_max(row, tile, h, b, kb) = no_key;
     w.block_max(row, tile, h, b, kb) =
-        Halide::max(w.block_max(row, tile, h, b, kb), w.logits(row, in_hull(rk), tile, h, b, kb));
+        sticky_max(w.block_max(row, tile, h, b, kb), w.logits(row, in_hull(rk), tile, h, b, kb));
 
     // logit - max first (exact for nearby floats): log2(e) (logit - max) would lose |logit|'s ulp.
     w.probs(row, key, tile, h, b, kb) =
@@ -215,8 +252,13 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
 
     const Expr group_row = f.pv_group * pv_rows + f.group_row;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) = 0.0f;
-    w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) +=
-        w.probs(group_row, in_hull(rgk), tile, h, b, kb) * f.head_values(dv, kb * key_block + rgk, h, b);
+    for (size_t n = 0; n < pv_intervals.size(); ++n) {
+      const Expr rgk = f.over_group_block[n].x;
+      const Expr p = w.probs(group_row, in_hull(rgk), tile, h, b, kb);
+      const Expr value = f.head_values(dv, kb * key_block + rgk, h, b);
+      w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) +=
+          pv_intervals[n].select ? masked_product(keep_at(group_row, rgk), p, value) : p * value;
+    }
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
     // The max and sum are the same for every dv; all lanes read them at the last dv, which
@@ -227,7 +269,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     const Expr running_sum = f.state(last_dv, row, tile, h, b)[1];
     const Expr acc = f.state(rdv, row, tile, h, b)[2];
     const Expr block_max = w.block_max(row, tile, h, b, rkb);
-    const Expr new_max = Halide::max(running_max, block_max);
+    const Expr new_max = sticky_max(running_max, block_max);
     // While every key so far is masked, the gap is 0, both factors are 1 and everything stays 0.
     const Expr gap = running_max - block_max;
     const Expr shrink = softmax_exp(-Halide::abs(gap));

@@ -82,23 +82,27 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   if (spans.bounded) f.over_keys.where(rk >= first && rk <= last);
 
   // Masked keys get masked_score (below no_key_score): their exp is exactly 0, and a row with no
-  // kept key keeps its max at no_key_score and its sum at 0.
-  auto masked = [&](const Expr &k, const Expr &logit) {
-    const MaskPoint point{
-        query + key_length(b) - seq_q, Halide::min(k, seq_k - 1), query_row, h, b, key_length(b)};
-    const Expr keep = lower_mask(s.mask, s.mask_block, point, in.masks);
-    if (Halide::Internal::is_const_one(keep)) return logit;
-    return logit + Halide::select(keep, 0.0f, masked_score);
+  // kept key keeps its max at no_key_score and its sum at 0. The select replaces the score (a
+  // masked key's k may hold NaN: added to a penalty, it would reach the row's max).
+  auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
+    const Expr query_at = tile * query_tile + query_in_tile;
+    const MaskPoint point{query_at + key_length(b) - seq_q, Halide::min(k, seq_k - 1),
+                          Halide::min(query_at, seq_q - 1), h, b, key_length(b)};
+    return lower_mask(s.mask, s.mask_block, point, in.masks);
   };
-  f.scores(row, key, tile, h, b) = f.has_modifiers ? Expr(0.0f) : masked(key, Expr(0.0f));
+  auto masked = [&](const Expr &k, const Expr &logit) {
+    const Expr keep = keep_at(row, k);
+    if (Halide::Internal::is_const_one(keep)) return logit;
+    return Halide::select(keep, logit, masked_score);
+  };
+  f.scores(row, key, tile, h, b) = 0.0f;
   f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
   const ScorePoint point{query + key_length(b) - seq_q, key, Halide::min(key, seq_k - 1), query_row, h, b};
-  const Expr logit = modified_logit(s, in, f.scores(row, key, tile, h, b), point);
-  f.logits(row, key, tile, h, b) = f.has_modifiers ? masked(key, logit) : logit;
+  f.logits(row, key, tile, h, b) = masked(key, modified_logit(s, in, f.scores(row, key, tile, h, b), point));
 
   f.row_max(row, tile, h, b) = Expr(no_key_score);
   f.row_max(row, tile, h, b) =
-      Halide::max(f.row_max(row, tile, h, b), f.logits(row, in_hull(rk), tile, h, b));
+      sticky_max(f.row_max(row, tile, h, b), f.logits(row, in_hull(rk), tile, h, b));
   // logit - max first (exact for nearby floats), as in define_core.
   f.probs(row, key, tile, h, b) = softmax_exp(f.logits(row, key, tile, h, b) - f.row_max(row, tile, h, b));
   f.row_sum(row, tile, h, b) = 0.0f;
@@ -108,20 +112,29 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // for a group past seq_q, the hull of its own rows' spans under a mask (a causal tile's
   // diagonal: not the keys above the group's last row). That hull lies inside the tile's, and
   // every skipped key has probability 0 for the group's rows.
-  f.over_group_keys = RDom(0, seq_k, "over_group_keys");
-  const Expr rgk = f.over_group_keys.x;
-  Expr group_keeps = tile * query_tile + f.pv_group * pv_rows < seq_q;
+  const Expr group_in = tile * query_tile + f.pv_group * pv_rows < seq_q;
+  Expr group_lo = 0, group_hi = seq_k - 1;
   if (spans.bounded) {
     const KeySpan group_hull =
         pv_group_hull(s, first_pos + f.pv_group * pv_rows, pv_rows, b, seq_k, unchecked.masks);
-    group_keeps =
-        group_keeps && rgk >= group_hull.first && rgk <= group_hull.last && rgk >= first && rgk <= last;
+    group_lo = Halide::max(group_hull.first, first);
+    group_hi = Halide::min(group_hull.last, last);
   }
-  f.over_group_keys.where(group_keeps);
+  // Inside that hull, the keys some row of the group does not keep take a select (a
+  // probability of 0 times a masked key's NaN v would be NaN); the keys all keep do not.
+  const std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
+      s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, unchecked.masks);
   const Expr group_row = f.pv_group * pv_rows + f.group_row;
   f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = 0.0f;
-  f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) +=
-      f.probs(group_row, in_hull(rgk), tile, h, b) * f.head_values(dv, rgk, h, b);
+  for (size_t n = 0; n < pv_intervals.size(); ++n) {
+    RDom keys(0, seq_k, "over_group_keys_" + std::to_string(n));
+    keys.where(group_in && keys.x >= pv_intervals[n].first && keys.x <= pv_intervals[n].last);
+    f.over_group_keys.push_back(keys);
+    const Expr p = f.probs(group_row, in_hull(keys.x), tile, h, b);
+    const Expr value = f.head_values(dv, keys.x, h, b);
+    f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) +=
+        pv_intervals[n].select ? masked_product(keep_at(group_row, keys.x), p, value) : p * value;
+  }
 
   const Expr r = i % query_tile, t = i / query_tile;
   define_core_output(f.out, {dv, h, i, b}, f.row_max(r, t, h, b), f.row_sum(r, t, h, b),
@@ -175,7 +188,9 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // broadcast per FMA, over every key the group keeps; stored once into the tile's sums.
   Func pv_block = f.row_pv.in();
   per_tile(pv_block);
-  schedule_pv_register_blocks(pv_block, f.row_pv, f.dv, f.group_row, f.pv_group, f.over_group_keys.x, t);
+  std::vector<RVar> over_group_keys;
+  for (const RDom &keys : f.over_group_keys) over_group_keys.push_back(keys.x);
+  schedule_pv_register_blocks(pv_block, f.row_pv, f.dv, f.group_row, f.pv_group, over_group_keys, t);
 }
 
 }  // namespace attnc

@@ -169,4 +169,51 @@ KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo,
   return result;
 }
 
+KeySpan kept_by_all(const attn::Mask &mask, const Expr &query_lo, const Expr &query_hi, const Expr &batch,
+                    const Expr &seq_k, const MaskInputs &in) {
+  // Exact terms: mask_block only widens what a structural term keeps, so these stay kept.
+  const KeySpan all{0, seq_k - 1}, none{0, -1};
+  if (mask.empty()) return all;
+  std::vector<KeySpan> sets(mask.count, all);
+  auto length = [](const KeySpan &s) { return s.last - s.first; };
+  for (int n = 0; n < mask.count; ++n) {
+    const attn::MaskNode &node = mask.nodes[n];
+    KeySpan &r = sets[n];
+    switch (node.op) {
+      case attn::MaskOp::window:
+        // q' - L <= k for the last query, k <= q' + R for the first.
+        if (node.left >= 0) r.first = query_hi - node.left;
+        if (node.right >= 0) r.last = query_lo + node.right;
+        break;
+      case attn::MaskOp::global_tokens:
+        r.last = Expr(node.tokens - 1);
+        break;
+      case attn::MaskOp::padding:
+        r.last = in.key_lengths(batch) - 1;
+        break;
+      case attn::MaskOp::prefix:
+        r.last = in.prefix_lengths(batch) - 1;
+        break;
+      case attn::MaskOp::random_blocks:
+      case attn::MaskOp::document:
+      case attn::MaskOp::tensor:
+        r = none;
+        break;
+      case attn::MaskOp::both:
+        r = {Halide::max(sets[node.lhs].first, sets[node.rhs].first),
+             Halide::min(sets[node.lhs].last, sets[node.rhs].last)};
+        break;
+      case attn::MaskOp::either: {
+        // Either side's keys are kept by all; take the longer.
+        const KeySpan &a = sets[node.lhs], &b = sets[node.rhs];
+        const Expr take_a = length(a) >= length(b);
+        r = {Halide::select(take_a, a.first, b.first), Halide::select(take_a, a.last, b.last)};
+        break;
+      }
+    }
+  }
+  const KeySpan &root = sets[mask.root()];
+  return {Halide::max(root.first, 0), Halide::min(root.last, seq_k - 1)};
+}
+
 }  // namespace attnc

@@ -76,7 +76,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.chunk_max = Func("chunk_max");
   f.chunk_max(c, i, h, b) = no_key;
   f.chunk_max(c, i, h, b) =
-      Halide::max(f.chunk_max(c, i, h, b), Halide::select(kept(c, rk), f.logits(rk, c, i, h, b), no_key));
+      sticky_max(f.chunk_max(c, i, h, b), Halide::select(kept(c, rk), f.logits(rk, c, i, h, b), no_key));
 
   f.probs = Func("probs");
   f.probs(key, c, i, h, b) =
@@ -94,7 +94,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.group_pv = Func("group_pv");
   f.group_pv(dv, g, c, i, h, b) = 0.0f;
   f.group_pv(dv, g, c, i, h, b) +=
-      f.probs(group_key, c, i, h, b) * in.v(dv, h / group, key_row(c, group_key), b);
+      masked_product(kept(c, group_key), f.probs(group_key, c, i, h, b), in.v(dv, h / group, key_row(c, group_key), b));
   f.chunk_pv = Func("chunk_pv");
   f.chunk_pv(dv, c, i, h, b) = 0.0f;
   f.chunk_pv(dv, c, i, h, b) += f.group_pv(dv, rg, c, i, h, b);
@@ -108,7 +108,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   const Expr rc = f.over_chunks.x;
   f.total_max = Func("total_max");
   f.total_max(i, h, b) = no_key;
-  f.total_max(i, h, b) = Halide::max(f.total_max(i, h, b), f.partial(0, rc, i, h, b)[0]);
+  f.total_max(i, h, b) = sticky_max(f.total_max(i, h, b), f.partial(0, rc, i, h, b)[0]);
   const Expr factor = softmax_exp(f.partial(0, rc, i, h, b)[0] - f.total_max(i, h, b));
   f.combined = Func("combined");
   f.combined(dv, i, h, b) = Halide::Tuple(0.0f, 0.0f);
@@ -117,19 +117,10 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
                     f.combined(dv, i, h, b)[1] + f.partial(dv, rc, i, h, b)[2] * factor);
 
   // A query with no kept key gives zeros, never NaN; its lse is -inf.
-  const Expr sum = f.combined(dv, i, h, b)[0];
-  const Expr normalized = Halide::select(sum > 0.0f, f.combined(dv, i, h, b)[1] / sum, 0.0f);
   f.with_lse = s.lse;
   f.out = Func("attention");
-  if (s.lse) {
-    // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
-    const Expr lse = Halide::strict_float(
-        Halide::select(sum > 0.0f, f.total_max(i, h, b) + Halide::log(Halide::max(sum, 1e-30f)),
-                       -std::numeric_limits<float>::infinity()));
-    f.out(dv, h, i, b) = Halide::Tuple(normalized, lse);
-  } else {
-    f.out(dv, h, i, b) = normalized;
-  }
+  define_core_output(f.out, {dv, h, i, b}, f.total_max(i, h, b), f.combined(dv, i, h, b)[0],
+                     f.combined(dv, i, h, b)[1], s.lse);
   return f;
 }
 

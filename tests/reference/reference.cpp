@@ -110,7 +110,8 @@ Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, con
           if (o.alibi) s -= T(o.inputs.alibi_slopes.at(h)) * T(std::abs(q_pos - j));
           if (o.score_bias) s += T(broadcast_at(o.inputs.score_bias, b, h, i, j));
           weight[j] = s;
-          if (!any_kept || s > running_max) running_max = s;
+          // NaN-sticky, as NumPy's max: a NaN score makes the row's max NaN, and every weight.
+          if (!any_kept || s > running_max || std::isnan(s)) running_max = s;
           any_kept = true;
         }
         const int64_t row = (b * seq_q + i) * heads + h;

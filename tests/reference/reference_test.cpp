@@ -54,6 +54,28 @@ TEST_CASE("scores log(1) and log(3) weigh the values 1:3") {
   CHECK(out[0] == doctest::Approx((4.0 + 3 * 8.0) / 4).epsilon(1e-7));
 }
 
+TEST_CASE("NaN and Inf: a kept key's propagate, a masked key's never reach the output") {
+  const float nan = std::nanf(""), inf = INFINITY;
+  // Keys 0..2 and two queries under causal: row 0 sits at position 1, so key 2 is masked for it.
+  std::vector<float> q = {1.0f, 1.0f}, k = {0.5f, 0.25f, nan}, v = {1.0f, 2.0f, nan};
+  auto run = [&] {
+    return ref::core_reference(TensorView::dense(q.data(), {1, 2, 1, 1}), TensorView::dense(k.data(), {1, 3, 1, 1}),
+                               TensorView::dense(v.data(), {1, 3, 1, 1}), 1.0, attn::causal());
+  };
+  CHECK(std::isnan(run()[1]));  // row 1 keeps key 2
+  const double w0 = std::exp(0.5 - 0.5), w1 = std::exp(0.25 - 0.5);
+  CHECK(run()[0] == doctest::Approx((w0 * 1 + w1 * 2) / (w0 + w1)).epsilon(1e-12));
+  k[1] = nan;  // a kept key's NaN k, after the max so far: the row is NaN
+  CHECK(std::isnan(run()[0]));
+  k[1] = inf;  // a score of +Inf: exp(Inf - Inf) is NaN
+  CHECK(std::isnan(run()[0]));
+  k[1] = -inf;  // a score of -Inf: weight 0
+  CHECK(run()[0] == 1.0);
+  k[1] = 0.25f;
+  v[0] = inf;  // a kept key's Inf v
+  CHECK(run()[0] == inf);
+}
+
 TEST_CASE("causal with zero queries averages the kept keys; bottom-right alignment; masked rows are 0") {
   const std::vector<float> v = {1.0f, 2.0f, 4.0f, 8.0f};
   const std::vector<float> k(4, 0.5f), q(4, 0.0f);

@@ -48,7 +48,9 @@ struct CoreFuncs {
   Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
   Halide::RDom over_head_dim;                                // d in [0, head_dim)
   Halide::RDom over_block;                                   // keys in one key block that the tile may keep
-  Halide::RDom over_group_block;  // keys in one key block that one pv_group of rows may keep
+  // Keys in one key block that one pv_group of rows may keep, in up to three intervals
+  // (pv_key_intervals); block_pv has one update per interval.
+  std::vector<Halide::RDom> over_group_block;
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
@@ -82,9 +84,34 @@ KeySpan pv_group_hull(const attn::Spec &resolved, const Halide::Expr &group_firs
                       const Halide::Expr &batch, const Halide::Expr &seq_k, const MaskInputs &masks);
 
 // out(dv, h, i, b) from a query row's max, sum of exps and unnormalized P.V: total / sum, and
-// with lse a Tuple {out, lse}. A row with no kept key (sum 0) gives zeros, never NaN; its lse is -inf.
+// with lse a Tuple {out, lse}. A row with no kept key (sum 0) gives zeros, never NaN; its lse is
+// -inf. A row whose max is not finite (a kept logit was NaN or +inf: sticky_max) gives NaN.
 void define_core_output(Halide::Func out, const std::vector<Halide::Var> &args, const Halide::Expr &max,
                         const Halide::Expr &sum, const Halide::Expr &total, bool lse);
+
+// max(running, x) that turns NaN when x is NaN and then stays NaN (Halide's max, a compare and a
+// select under fast-math, drops a NaN x and forgets a NaN running max at the next key). The
+// cores take their row maxima with it, so a NaN or +inf logit of a kept key reaches the output.
+Halide::Expr sticky_max(const Halide::Expr &running, const Halide::Expr &x);
+
+// One key interval of a P.V register block's rows: [first, last] in key positions, and whether
+// its keys need the mask's select (some row of the group may not keep them).
+struct PvKeyInterval {
+  Halide::Expr first, last;
+  bool select = false;
+};
+
+// The keys [lo, hi] that a P.V group reads (its hull), in at most three intervals: without a
+// mask one, plain; else the keys every row of the group keeps (plain products: no select in the
+// FMA loop) and the hull's keys before and after them (masked_product per key).
+std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &resolved, const Halide::Expr &group_first,
+                                            int pv_rows, const Halide::Expr &lo, const Halide::Expr &hi,
+                                            const Halide::Expr &batch, const Halide::Expr &seq_k,
+                                            const MaskInputs &masks);
+
+// value * probability for a P.V sum: 0 where the key is masked, whatever value holds (0 * NaN
+// would be NaN: a masked key's v, garbage in a cache slot, must never reach an output).
+Halide::Expr masked_product(const Halide::Expr &keep, const Halide::Expr &probability, const Halide::Expr &value);
 
 // exp for x <= 0 (all the softmax needs): relative error below 2.5e-7 + 8e-8 |x| against exp
 // in double (tests/codegen/softmax_exp_test), exactly 0 below -87.

@@ -23,7 +23,9 @@ struct RowsFuncs {
   Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
   Halide::RDom over_head_dim;                                // d in [0, head_dim)
   Halide::RDom over_keys;        // keys [0, Sk), trimmed by a predicate to the tile's hull
-  Halide::RDom over_group_keys;  // keys [0, Sk), trimmed to what one pv_group of rows may keep
+  // Keys [0, Sk), trimmed to what one pv_group of rows may keep, in up to three intervals
+  // (pv_key_intervals); row_pv has one update per interval.
+  std::vector<Halide::RDom> over_group_keys;
   Halide::Func query_tile;       // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   Halide::Func head_keys;        // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
   Halide::Func head_values;      // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)

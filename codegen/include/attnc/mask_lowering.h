@@ -41,6 +41,13 @@ KeySpans key_spans(const attn::Mask &mask, int mask_block, const Halide::Expr &q
                    const Halide::Expr &query_hi, const Halide::Expr &batch, const Halide::Expr &seq_k,
                    const MaskInputs &in);
 
+// The keys that every query at key positions [query_lo, query_hi] of batch `batch` keeps, as one
+// span (empty at run time when first > last; a subset of what the mask keeps, often smaller):
+// the cores multiply those keys' values by their probability without a select, and select only
+// at the edges of the hull, where a masked key's garbage v (0 * NaN) could leak.
+KeySpan kept_by_all(const attn::Mask &mask, const Halide::Expr &query_lo, const Halide::Expr &query_hi,
+                    const Halide::Expr &batch, const Halide::Expr &seq_k, const MaskInputs &in);
+
 // The random(BS, N, SEED) key block for query block qb and draw n (formula in docs/DSL.md).
 Halide::Expr random_key_block(uint32_t seed, const Halide::Expr &query_block, int draw,
                               const Halide::Expr &key_blocks);

@@ -3,6 +3,8 @@
 
 #include <Halide.h>
 
+#include <vector>
+
 #include "attnc/core_algorithm.h"
 #include "attnc/projection.h"
 #include "attnc/split_keys_algorithm.h"
@@ -29,10 +31,11 @@ void schedule_score_register_blocks(Halide::Func score_block, Halide::Func score
 
 // The P.V register blocks of both cores: pv_block (pv.in(), already placed by the caller) swept
 // by slices of pv_vectors x pv_vector of dv, every group of pv_rows rows inside a slice; each
-// group's sums (pv(dv, group_row, pv_group, ...) over its keys) computed in registers.
+// group's sums (pv(dv, group_row, pv_group, ...) over its keys, update s over over_keys[s])
+// computed in registers.
 void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const Halide::Var &dv,
                                  const Halide::Var &group_row, const Halide::Var &pv_group,
-                                 const Halide::RVar &over_keys, const CpuTiles &tiles);
+                                 const std::vector<Halide::RVar> &over_keys, const CpuTiles &tiles);
 
 // Parallel over (batch, head, query, key chunk); the combine of the chunks is parallel over
 // (batch, query) with the heads inside.
