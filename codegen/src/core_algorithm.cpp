@@ -52,6 +52,14 @@ Expr sticky_max(const Expr &running, const Expr &x) {
   return Halide::strict_float(Halide::select(x > running || Halide::is_nan(x), x, running));
 }
 
+Expr masked_logit(const Expr &keep, const Expr &logit) {
+  if (Halide::Internal::is_const_one(keep)) return logit;
+  const Expr keep_bits = -Halide::cast<int32_t>(keep);  // all ones where kept
+  const Expr masked_bits = Halide::reinterpret(Halide::Int(32), Expr(masked_score));
+  const Expr bits = (Halide::reinterpret(Halide::Int(32), logit) & keep_bits) | (masked_bits & ~keep_bits);
+  return Halide::reinterpret(Halide::Float(32), bits);
+}
+
 Expr masked_product(const Expr &keep, const Expr &probability, const Expr &value) {
   if (Halide::Internal::is_const_one(keep)) return probability * value;
   return Halide::select(keep, probability * value, 0.0f);
@@ -62,12 +70,12 @@ std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &s, const Expr &gro
                                             const MaskInputs &masks) {
   if (s.mask.empty()) return {{lo, hi, false}};
   const KeySpan all = kept_by_all(s.mask, group_first, group_first + pv_rows - 1, batch, seq_k, masks);
-  // An empty span moves to the hull's start, so the three intervals partition [lo, hi].
-  const Expr empty = all.first > all.last;
-  const Expr first = Halide::select(empty, lo, all.first), last = Halide::select(empty, lo - 1, all.last);
-  return {{Halide::max(lo, first), Halide::min(hi, last), false},
-          {lo, Halide::min(hi, first - 1), true},
-          {Halide::max(lo, last + 1), hi, true}};
+  // Keys before the span, in it, after it: a partition of [lo, hi] even when the span is empty
+  // (last < first: the third interval then starts at first).
+  const Expr after = Halide::max(all.last, all.first - 1) + 1;
+  return {{Halide::max(lo, all.first), Halide::min(hi, all.last), false},
+          {lo, Halide::min(hi, all.first - 1), true},
+          {Halide::max(lo, after), hi, true}};
 }
 
 void define_core_output(Func out, const std::vector<Halide::Var> &args, const Expr &max, const Expr &sum,
@@ -139,9 +147,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   };
   auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
     const Expr in_range = key_penalty.defined() ? key_penalty(k, kb) == 0.0f : kb * key_block + k < seq_k;
-    const Expr keep = keep_at(row, k);
-    if (Halide::Internal::is_const_one(keep)) return Halide::select(in_range, logit, masked_score);
-    return Halide::select(in_range && keep, logit, masked_score);
+    return masked_logit(in_range && keep_at(row, k), logit);
   };
   f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
   f.with_lse = s.lse;

@@ -90,11 +90,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
                           Halide::min(query_at, seq_q - 1), h, b, key_length(b)};
     return lower_mask(s.mask, s.mask_block, point, in.masks);
   };
-  auto masked = [&](const Expr &k, const Expr &logit) {
-    const Expr keep = keep_at(row, k);
-    if (Halide::Internal::is_const_one(keep)) return logit;
-    return Halide::select(keep, logit, masked_score);
-  };
+  auto masked = [&](const Expr &k, const Expr &logit) { return masked_logit(keep_at(row, k), logit); };
   f.scores(row, key, tile, h, b) = 0.0f;
   f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
   const ScorePoint point{query + key_length(b) - seq_q, key, Halide::min(key, seq_k - 1), query_row, h, b};
@@ -166,12 +162,14 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // QK^T register blocks, as schedule_core_cpu's: score_vectors query vectors x score_rows keys,
   // one broadcast key element per FMA; the whole query tile is one or a few groups, so each K
   // row is read once per tile.
-  Func score_block = f.scores.in();
+  // Without modifiers the logits themselves are the stored register blocks: the mask's select
+  // runs once per score, as each block is stored, not in both readers (the max and the exp).
+  Func score_block = f.has_modifiers ? f.scores.in() : f.logits;
   per_tile(score_block);
   schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
   if (f.has_modifiers) per_tile(f.logits).vectorize(f.row, lanes);
   std::vector<Func> rows = {score_block, f.probs};
-  if (f.has_modifiers) rows.push_back(f.logits);  // otherwise inline
+  if (f.has_modifiers) rows.push_back(f.logits);
   for (Func per_key : rows)
     per_key.bound_storage(f.row, t.query_tile).bound_storage(f.key, f.seq_k + t.score_rows);
 

@@ -64,7 +64,9 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // thread 0.975 (faster in 17 of 25 rounds), W1 none 1.005 (12 of 25), W3 one thread 0.968,
   // W2 2 threads 0.979; the AVX2 variant W1 causal 0.995 and 1.016 in two runs, even (outputs
   // within 3e-8: FMA contraction).
-  Halide::Func score_block = w.scores.in();
+  // Without modifiers the logits are the stored register blocks: the mask's select (and the
+  // past-seq_k one) runs once per score as a block is stored, not in both readers.
+  Halide::Func score_block = f.has_modifiers ? w.scores.in() : w.logits;
   // Bounded storage: a mask's hull clamp gives the blocks' regions extents Halide cannot prove
   // constant, which put scores and probs on the heap, allocated and freed per block. Constant,
   // they go on the stack where small enough (Halide's choice; 16 KiB blocks do). W1 causal,

@@ -109,6 +109,11 @@ std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &resolved, const Ha
                                             const Halide::Expr &batch, const Halide::Expr &seq_k,
                                             const MaskInputs &masks);
 
+// logit where keep holds, else masked_score: whatever logit holds (a masked key's k may be NaN,
+// and NaN plus a penalty is NaN). Bitwise, not a select: Halide would trim the bounds of the
+// scores to the kept keys through a select's condition (a ragged region per register block).
+Halide::Expr masked_logit(const Halide::Expr &keep, const Halide::Expr &logit);
+
 // value * probability for a P.V sum: 0 where the key is masked, whatever value holds (0 * NaN
 // would be NaN: a masked key's v, garbage in a cache slot, must never reach an output).
 Halide::Expr masked_product(const Halide::Expr &keep, const Halide::Expr &probability, const Halide::Expr &value);
