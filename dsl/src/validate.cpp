@@ -43,12 +43,12 @@ std::string at_most(const char *field, int32_t got, int32_t limit, const char *f
   return std::string(field) + " (" + number(got) + from + ") must be at most " + number(limit);
 }
 
-// "w_qkv [196608, 65536] would hold 12884901888 elements; at most 2147483647"
+// "block form: w_qkv [49152, 16384] would hold 805306368 elements; at most 536870911 (2 GiB of f32)"
 std::string weight_too_large(const Spec &s) {
   const WeightShape w = largest_weight(resolve(s));
   return "block form: " + std::string(w.name) + " [" + std::to_string(w.rows) + ", " +
          std::to_string(w.columns) + "] would hold " + std::to_string(w.elements()) + " elements; at most " +
-         std::to_string(limits::max_weight_elements);
+         std::to_string(limits::max_weight_elements) + " (2 GiB of f32)";
 }
 
 std::string malformed_mask(const SpecCheck &c) {

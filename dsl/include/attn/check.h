@@ -40,7 +40,7 @@ template <int head_dim_v, int limit> struct head_dim_v_must_be_at_most;
 template <int d_model, int limit> struct d_model_must_be_at_most;
 template <int heads_times_head_dim, int limit> struct heads_times_head_dim_must_be_at_most;
 template <int heads_times_head_dim_v, int limit> struct heads_times_head_dim_v_must_be_at_most;
-template <int rows, int columns> struct projection_weight_must_hold_at_most_2147483647_elements;
+template <int rows, int columns> struct projection_weight_must_be_below_2_gib;
 template <int mask_block, int limit> struct mask_block_must_be_at_most;
 template <int window_bound, int limit> struct window_bound_must_be_at_most;
 template <int tokens, int limit> struct global_tokens_must_be_at_most;
@@ -83,7 +83,7 @@ consteval bool checked() {
   else if constexpr (c.problem == P::d_model_too_large) return sizeof(d_model_must_be_at_most<c.a, c.b>) > 0;
   else if constexpr (c.problem == P::query_width_too_large) return sizeof(heads_times_head_dim_must_be_at_most<c.a, c.b>) > 0;
   else if constexpr (c.problem == P::value_width_too_large) return sizeof(heads_times_head_dim_v_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::weight_too_large) return sizeof(projection_weight_must_hold_at_most_2147483647_elements<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::weight_too_large) return sizeof(projection_weight_must_be_below_2_gib<c.a, c.b>) > 0;
   else if constexpr (c.problem == P::mask_block_too_large) return sizeof(mask_block_must_be_at_most<c.a, c.b>) > 0;
   else if constexpr (c.problem == P::window_bound_too_large) return sizeof(window_bound_must_be_at_most<c.a, c.b>) > 0;
   else if constexpr (c.problem == P::global_tokens_too_large) return sizeof(global_tokens_must_be_at_most<c.a, c.b>) > 0;

@@ -13,9 +13,11 @@ inline constexpr int32_t max_head_dim = 1024;
 // d_model, and the widths heads * head_dim and heads * head_dim_v (the merged q and out rows).
 // Published models stay at or below 16384.
 inline constexpr int32_t max_d_model = 65536;
-// Block form: the largest projection weight (w_q, w_qkv or w_o) holds at most this many elements,
-// as the runtime addresses every tensor with 32-bit offsets.
-inline constexpr int64_t max_weight_elements = INT32_MAX;
+// Block form: the largest projection weight (w_q, w_qkv or w_o) holds at most this many f32
+// elements (2 GiB). The kernel keeps a packed copy of it, and Halide allocates at most 2^31 - 1
+// bytes: d_model=23296 heads=32 form=block failed in gen ("Allocation size should be a positive
+// number"), d_model=23168 (536,756,224 elements) built.
+inline constexpr int64_t max_weight_elements = INT32_MAX / 4;
 // Window bounds, global(G), random(BS,...) and mask_block: positions up to 2^24 (16M tokens). Every
 // position codegen derives from them (q' - L, q' + R, a block's last key, ceil(Lk / BS) * BS) then
 // stays below Sk + 2^26, far from 2^31 for any sequence a kernel can address.
