@@ -97,6 +97,12 @@ foreach(entry IN LISTS refused)
     message(FATAL_ERROR "gen created its output directory for the invalid spec '${spec}'")
   endif()
 endforeach()
+# tune: shapes whose tensors no kernel can address are refused, not allocated.
+expect_run(2 out err ${ATTNC} tune "--spec=heads=1 head_dim=16" --shape=1,99999999999,3)
+expect_contains("${err}" "sizes must be positive integers up to 2147483647" "tune, a size beyond int32")
+expect_run(1 out err ${ATTNC} tune "--spec=heads=1 head_dim=16" --shape=100000,100000,100000 --max-candidates=1
+           --runs=1 --threads=1)
+expect_contains("${err}" "argument 'q' would hold more than 2147483647 elements" "tune, a huge shape")
 string(REPEAT "x" 70000 long_text)
 expect_run(1 out err ${ATTNC} check "--spec=${long_text}")
 expect_contains("${err}" "spec text is 70000 bytes long; at most 65536" "a 70000-byte spec")

@@ -1,5 +1,6 @@
 // attnc: the command-line generator. `attnc gen` turns spec texts into a kernel library.
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -139,9 +140,7 @@ int run_check(int argc, char **argv, bool id_only) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
+int run_command(int argc, char **argv) {
   if (argc < 2) return usage_error("no command", overview);
   const std::string command = argv[1];
   if (command == "gen") return run_gen(argc, argv);
@@ -151,4 +150,16 @@ int main(int argc, char **argv) {
   if (command == "id") return run_check(argc, argv, true);
   if (command == "--help" || command == "-h" || command == "help") return show_usage(overview);
   return usage_error("unknown command '" + command + "'", overview);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  // Whatever escapes (std::bad_alloc, a filesystem error) is reported, never an abort.
+  try {
+    return run_command(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "attnc: %s\n", e.what());
+    return 1;
+  }
 }

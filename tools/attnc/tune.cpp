@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -83,7 +84,8 @@ int parse_options(int argc, char **argv, Options *o) {
     std::stringstream in(shape);
     std::vector<int64_t> sizes;
     for (std::string item; std::getline(in, item, ',');) {
-      if (!parse_int(item, 1, &n)) return fail("--shape '" + shape + "': sizes must be positive integers", 2);
+      if (!parse_int(item, 1, &n) || n > INT32_MAX)
+        return fail("--shape '" + shape + "': sizes must be positive integers up to 2147483647", 2);
       sizes.push_back(n);
     }
     if (sizes.size() != 3) return fail("--shape '" + shape + "': expected B,SQ,SK", 2);
@@ -141,6 +143,14 @@ bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::
         }
       }
       t->shapes[i].push_back(size);
+      // Sizes are at most 2^31 - 1 (parse_options), so the check comes before any overflow.
+      if (elements > INT32_MAX / size) {
+        *error = std::string("argument '") + info.name +
+                 "' would hold more than 2147483647 elements at --shape " + std::to_string(o.batch) + "," +
+                 std::to_string(o.seq_q) + "," + std::to_string(o.seq_k) +
+                 " (kernels address at most 2147483647)";
+        return false;
+      }
       elements *= size;
     }
     const size_t bytes = info.dtype == ATTN_U8 ? 1 : 4;
