@@ -325,8 +325,13 @@ GenerateResult generate_runtime(const std::string &target_spec, const std::strin
     return result;
   }
   const fs::path out(out_file);
-  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
   std::error_code ec;
+  if (!out.has_filename() || fs::is_directory(out, ec)) {
+    result.message =
+        "runtime output '" + out_file + "' is a directory; expected a file name such as DIR/runtime.a";
+    return result;
+  }
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) {
     result.message = "cannot create output directory '" + parent.string() + "': " + ec.message();
