@@ -16,6 +16,7 @@
 #include "attnc/arguments.h"
 #include "attnc/emit.h"
 #include "attnc/generator.h"
+#include "attnc/staging_dir.h"
 #include "attnc/targets.h"
 #include "attnc/tile_config.h"
 
@@ -94,10 +95,8 @@ bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, std
   return ok;
 }
 
-}  // namespace
-
-GenerateResult generate_library(const GenerateOptions &o) {
-  const auto start = std::chrono::steady_clock::now();
+// Everything generate_library does, writing into `staging` only after every spec is read.
+GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::steady_clock::time_point start) {
   GenerateResult result;
   if (!is_identifier(o.basename)) {
     result.message = "basename '" + o.basename + "' must be a C identifier";
@@ -112,14 +111,6 @@ GenerateResult generate_library(const GenerateOptions &o) {
     result.message = targets.message;
     return result;
   }
-  std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  if (ec) {
-    result.message = "cannot create output directory '" + o.out_dir + "': " + ec.message();
-    return result;
-  }
-  const fs::path dir(o.out_dir);
-
   std::vector<KernelRecord> kernels;
   std::set<std::string> seen;
   for (size_t n = 0; n < o.specs.size(); ++n) {
@@ -181,6 +172,26 @@ GenerateResult generate_library(const GenerateOptions &o) {
     kernels.push_back(std::move(k));
   }
 
+  // Every file is written into a staging directory inside the output directory and moved into
+  // place at the end, so a run that fails (or is killed) leaves the output directory as it was.
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) {
+    result.message = "cannot create output directory '" + o.out_dir + "': " + ec.message();
+    return result;
+  }
+  StagingDir staging(o.out_dir);
+  if (!staging.ok()) {
+    result.message = staging.error();
+    return result;
+  }
+  const fs::path dir = staging.path();
+  // The paths reported: where each file will be once published.
+  std::vector<std::string> written;
+  auto published = [&](const fs::path &staged) {
+    written.push_back((fs::path(o.out_dir) / staged.lexically_relative(dir)).string());
+  };
+
   std::vector<fs::path> archives;
   for (const KernelRecord &k : kernels) {
     // Per variant: the main pipeline, the short-sequence one, the packed one, the block core for
@@ -232,7 +243,7 @@ GenerateResult generate_library(const GenerateOptions &o) {
   const fs::path archive = dir / (o.basename + ".a");
   if (!merge_archives(archives, archive, &result.message)) return result;
   for (const fs::path &p : archives) fs::remove(p);
-  result.files.push_back(archive.string());
+  published(archive);
 
   const fs::path entry = dir / (o.basename + "_entry.c");
   const fs::path header = dir / (o.basename + ".h");
@@ -240,10 +251,10 @@ GenerateResult generate_library(const GenerateOptions &o) {
   if (!write_file(entry, entry_source(kernels, o.basename)) ||
       !write_file(header, library_header(kernels, o.basename)) ||
       !write_file(manifest, manifest_json(kernels, o.basename))) {
-    result.message = "cannot write into '" + o.out_dir + "'";
+    result.message = "cannot write into '" + dir.string() + "'";
     return result;
   }
-  result.files.insert(result.files.end(), {entry.string(), header.string(), manifest.string()});
+  for (const fs::path &p : {entry, header, manifest}) published(p);
 
   const fs::path runtime = dir / (o.basename + "_runtime.a");
   if (o.emit_runtime || o.shared) {
@@ -254,14 +265,17 @@ GenerateResult generate_library(const GenerateOptions &o) {
       result.message = std::string("Halide runtime: ") + e.what();
       return result;
     }
-    result.files.push_back(runtime.string());
+    published(runtime);
   }
 
   if (o.compile_entry || o.shared) {
     const fs::path include = dir / "include";
     for (const EmbeddedHeader &h : abi_headers()) {
       fs::create_directories((include / h.path).parent_path());
-      write_file(include / h.path, h.text);
+      if (!write_file(include / h.path, h.text)) {
+        result.message = "cannot write '" + (include / h.path).string() + "'";
+        return result;
+      }
     }
     const fs::path object = dir / (o.basename + "_entry.o");
     const std::string cc = c_compiler(o);
@@ -276,16 +290,31 @@ GenerateResult generate_library(const GenerateOptions &o) {
                                " -Wl,--whole-archive " + quote(archive.string()) +
                                " -Wl,--no-whole-archive " + quote(runtime.string()) + " -lpthread -ldl -lm";
       if (!run_command(link, &result.message)) return result;
-      result.files.push_back(so.string());
+      published(so);
     } else if (!run_command("ar r " + quote(archive.string()) + " " + quote(object.string()),
                             &result.message)) {
       return result;
     }
     fs::remove(object);
   }
+  if (!staging.commit(&result.message)) return result;
+  result.files = written;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.ok = true;
   return result;
+}
+
+}  // namespace
+
+GenerateResult generate_library(const GenerateOptions &o) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    return generate_into_staging(o, start);
+  } catch (const std::exception &e) {  // bad_alloc, filesystem_error: the staging directory is gone
+    GenerateResult result;
+    result.message = std::string("generation failed: ") + e.what();
+    return result;
+  }
 }
 
 GenerateResult generate_runtime(const std::string &target_spec, const std::string &out_file) {
@@ -295,15 +324,33 @@ GenerateResult generate_runtime(const std::string &target_spec, const std::strin
     result.message = targets.message;
     return result;
   }
+  const fs::path out(out_file);
   std::error_code ec;
-  fs::create_directories(fs::path(out_file).parent_path(), ec);
+  if (!out.has_filename() || fs::is_directory(out, ec)) {
+    result.message =
+        "runtime output '" + out_file + "' is a directory; expected a file name such as DIR/runtime.a";
+    return result;
+  }
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  if (ec) {
+    result.message = "cannot create output directory '" + parent.string() + "': " + ec.message();
+    return result;
+  }
+  StagingDir staging(parent);  // as in generate_library: no half-written FILE.a on failure
+  if (!staging.ok()) {
+    result.message = staging.error();
+    return result;
+  }
   try {
-    Halide::compile_standalone_runtime({{Halide::OutputFileType::static_library, out_file}},
-                                       runtime_target(targets.targets));
+    Halide::compile_standalone_runtime(
+        {{Halide::OutputFileType::static_library, (staging.path() / out.filename()).string()}},
+        runtime_target(targets.targets));
   } catch (const Halide::Error &e) {
     result.message = std::string("Halide runtime: ") + e.what();
     return result;
   }
+  if (!staging.commit(&result.message)) return result;
   result.files.push_back(out_file);
   result.ok = true;
   return result;

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "attn/limits.h"
 #include "attn/spec_text.h"
 
 namespace attn {
@@ -87,6 +88,9 @@ class MaskParser {
 
   std::optional<Mask> parse() {
     if (text_.empty()) return fail("empty mask (write 'none' for no mask)");
+    if (static_cast<int64_t>(text_.size()) > limits::max_text_bytes)
+      return fail("mask text is " + std::to_string(text_.size()) + " bytes long; at most " +
+                  std::to_string(limits::max_text_bytes));
     std::optional<Mask> m = expr();
     if (m && pos_ < text_.size()) return fail_here("unexpected '" + std::string(1, text_[pos_]) + "'");
     return m;
@@ -116,7 +120,11 @@ class MaskParser {
 
   std::optional<Mask> primary() {
     if (eat('(')) {
+      // Each '(' recurses once: bound the depth so that no text can exhaust the stack.
+      if (++depth_ > limits::max_mask_depth)
+        return fail_here("parentheses nest deeper than " + std::to_string(limits::max_mask_depth));
       std::optional<Mask> m = expr();
+      --depth_;
       if (m && !eat(')')) return fail_here("expected ')'");
       return m;
     }
@@ -234,11 +242,18 @@ class MaskParser {
     return std::nullopt;
   }
   std::nullopt_t fail_here(const std::string &what) {
-    return fail(what + " at offset " + std::to_string(pos_) + " in '" + std::string(text_) + "'");
+    return fail(what + " at offset " + std::to_string(pos_) + " in '" + excerpt() + "'");
+  }
+  // The text, or its first characters when it is too long to repeat in a message.
+  std::string excerpt() const {
+    constexpr size_t shown = 80;
+    if (text_.size() <= shown) return std::string(text_);
+    return std::string(text_.substr(0, shown)) + "...";
   }
 
   std::string_view text_;
   size_t pos_ = 0;
+  int32_t depth_ = 0;  // '(' open around pos_
   std::string error_;
 };
 
@@ -269,6 +284,16 @@ std::string mask_problem_text(MaskProblem problem, int32_t value) {
       return "random(BS,N,SEED) needs a block size BS >= 1 " + got;
     case MaskProblem::random_count:
       return "random(BS,N,SEED) needs N >= 1 blocks " + got;
+    case MaskProblem::window_bound_too_large:
+      return "window bound (" + std::to_string(value) + ") must be at most " +
+             std::to_string(limits::max_positions) + " (or -1 for unbounded)";
+    case MaskProblem::global_tokens_too_large:
+      return "global(G) needs G <= " + std::to_string(limits::max_positions) + " " + got;
+    case MaskProblem::random_block_too_large:
+      return "random(BS,N,SEED) needs a block size BS <= " + std::to_string(limits::max_positions) + " " +
+             got;
+    case MaskProblem::random_count_too_large:
+      return "random(BS,N,SEED) needs N <= " + std::to_string(limits::max_random_draws) + " blocks " + got;
   }
   return "unknown mask problem " + std::to_string(static_cast<int32_t>(problem));
 }

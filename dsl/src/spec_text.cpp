@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 
+#include "attn/limits.h"
 #include "attn/validate.h"
 #include "mask_text.h"
 
@@ -214,6 +215,10 @@ std::string to_string(const Spec &spec) {
 
 ParseResult parse_spec(std::string_view text) {
   SpecBuilder builder;
+  if (static_cast<int64_t>(text.size()) > limits::max_text_bytes)
+    return {false, builder.spec,
+            "spec text is " + std::to_string(text.size()) + " bytes long; at most " +
+                std::to_string(limits::max_text_bytes)};
   std::optional<std::string_view> seen[key_count];
   size_t pos = 0;
   while (true) {

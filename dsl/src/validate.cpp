@@ -38,6 +38,26 @@ std::string must_be_positive(const char *field, int32_t got) {
   return std::string(field) + " must be > 0 (got " + number(got) + ")";
 }
 
+// "heads (5000) must be at most 4096"; `from` says where a derived value came from.
+std::string at_most(const char *field, int32_t got, int32_t limit, const char *from = "") {
+  return std::string(field) + " (" + number(got) + from + ") must be at most " + number(limit);
+}
+
+// "block form: w_qkv [49152, 16384] would hold 805306368 elements; at most 536870911 (2 GiB of f32)"
+std::string weight_too_large(const Spec &s) {
+  const WeightShape w = largest_weight(resolve(s));
+  return "block form: " + std::string(w.name) + " [" + std::to_string(w.rows) + ", " +
+         std::to_string(w.columns) + "] would hold " + std::to_string(w.elements()) + " elements; at most " +
+         std::to_string(limits::max_weight_elements) + " (2 GiB of f32)";
+}
+
+std::string malformed_mask(const SpecCheck &c) {
+  if (c.b == 1)
+    return "mask node count (" + number(c.a) + ") must be between 0 and " + number(Mask::capacity);
+  return "mask node " + number(c.a) +
+         " is malformed (an operator's operands must be earlier nodes, a term one of the known terms)";
+}
+
 std::string width_missing(const Spec &s) {
   if (s.form == Form::block)
     return "d_model must be set for the block form (got 0); head_dim alone is enough only for the core form";
@@ -83,6 +103,37 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
       return detail::mask_problem_text(MaskProblem::random_block, c.a);
     case P::random_count_not_positive:
       return detail::mask_problem_text(MaskProblem::random_count, c.a);
+    case P::heads_too_many:
+      return at_most("heads", c.a, c.b);
+    case P::kv_heads_too_many:
+      return at_most("kv_heads", c.a, c.b);
+    case P::head_dim_too_large:
+      return at_most("head_dim", c.a, c.b, s.head_dim > 0 ? "" : ", d_model / heads");
+    case P::head_dim_v_too_large:
+      return at_most("head_dim_v", c.a, c.b, s.head_dim_v > 0 ? "" : ", the same as head_dim");
+    case P::d_model_too_large:
+      return at_most("d_model", c.a, c.b);
+    case P::query_width_too_large:
+      return at_most("heads * head_dim", c.a, c.b);
+    case P::value_width_too_large:
+      return at_most("heads * head_dim_v", c.a, c.b);
+    case P::weight_too_large:
+      return weight_too_large(s);
+    case P::mask_block_too_large:
+      return at_most("mask_block", c.a, c.b);
+    case P::window_bound_too_large:
+      return detail::mask_problem_text(MaskProblem::window_bound_too_large, c.a);
+    case P::global_tokens_too_large:
+      return detail::mask_problem_text(MaskProblem::global_tokens_too_large, c.a);
+    case P::random_block_too_large:
+      return detail::mask_problem_text(MaskProblem::random_block_too_large, c.a);
+    case P::random_count_too_large:
+      return detail::mask_problem_text(MaskProblem::random_count_too_large, c.a);
+    case P::random_draws_too_many:
+      return "random terms draw " + number(c.a) + " key blocks in all (the sum of their N); at most " +
+             number(c.b);
+    case P::mask_malformed:
+      return malformed_mask(c);
     case P::name_invalid:
       return "name character " + char_text(c.a) + " at position " + number(c.b) +
              " is not allowed (use letters, digits, '_' or '-')";

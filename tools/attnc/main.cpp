@@ -1,7 +1,6 @@
 // attnc: the command-line generator. `attnc gen` turns spec texts into a kernel library.
 #include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -10,11 +9,30 @@
 #include "attn/validate.h"
 #include "attnc/compile.h"
 #include "attnc/tuning.h"
+#include "command_line.h"
+#include "spec_file.h"
 #include "tune.h"
 
 namespace {
 
-const char *kUsage =
+using attnc::tool::CommandLine;
+
+const char *gen_usage =
+    "usage: attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] --target T[,T...] -o DIR\n"
+    "                 [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only]\n"
+    "                 [--cc CC] [--stmt] [--asm] [-v]\n"
+    "Generates one kernel library for the specs: DIR/NAME.a (or .so with --shared), its C header,\n"
+    "entry source and JSON manifest. Files appear in DIR only once all of them are written.\n";
+const char *runtime_usage =
+    "usage: attnc runtime --target T[,T...] -o FILE.a\n"
+    "Writes the Halide runtime for the targets (one per application linking static kernels).\n";
+const char *check_usage =
+    "usage: attnc check --spec TEXT\n"
+    "Prints the resolved spec and its kernel id, or why the spec is invalid (exit 1).\n";
+const char *id_usage =
+    "usage: attnc id --spec TEXT\n"
+    "Prints the kernel id of a valid spec, or why the spec is invalid (exit 1).\n";
+const char *overview =
     "usage:\n"
     "  attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] --target T[,T...] -o DIR\n"
     "            [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only] [--cc "
@@ -25,77 +43,50 @@ const char *kUsage =
     "  attnc runtime --target T[,T...] -o FILE.a\n"
     "  attnc check --spec TEXT      print the resolved spec and its kernel id, or why it is invalid\n"
     "  attnc id --spec TEXT         print the kernel id\n"
+    "Every option also reads --option=VALUE; `attnc COMMAND --help` describes one command.\n"
     "targets: host (this machine's dispatch set), native (this machine only), x86, or Halide\n"
     "target strings such as x86-64-linux-avx2-fma-f16c-sse41-avx\n";
 
-int usage_error(const std::string &message) {
-  std::fprintf(stderr, "attnc: %s\n%s", message.c_str(), kUsage);
+int usage_error(const std::string &message, const char *usage) {
+  std::fprintf(stderr, "attnc: %s\n%s", message.c_str(), usage);
   return 2;
 }
 
-bool read_spec_file(const std::string &path, std::vector<std::string> *specs, std::string *error) {
-  std::ifstream in(path);
-  if (!in) {
-    *error = "cannot read spec file '" + path + "'";
-    return false;
-  }
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    specs->push_back(line.substr(first));
-  }
-  return true;
+int show_usage(const char *usage) {
+  std::fputs(usage, stdout);
+  return 0;
 }
 
 int run_gen(int argc, char **argv) {
+  const CommandLine line = attnc::tool::parse_command_line(
+      argc, argv, 2, {"--spec", "--spec-file", "--target", "-o", "--basename", "--cc", "--tuning"},
+      {"--shared", "--no-runtime", "--entry-source-only", "--stmt", "--asm", "-v"});
+  if (line.help) return show_usage(gen_usage);
+  if (!line.error.empty()) return usage_error(line.error, gen_usage);
   attnc::GenerateOptions o;
-  bool have_target = false;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char *flag) -> const char * {
-      if (i + 1 >= argc) return nullptr;
-      (void)flag;
-      return argv[++i];
-    };
-    if (a == "--spec" || a == "--spec-file" || a == "--target" || a == "-o" || a == "--basename" ||
-        a == "--cc" || a == "--tuning") {
-      const char *v = value(a.c_str());
-      if (!v) return usage_error(a + " needs a value");
-      std::string error;
-      if (a == "--spec")
-        o.specs.push_back(v);
-      else if (a == "--spec-file" && !read_spec_file(v, &o.specs, &error))
-        return usage_error(error);
-      else if (a == "--target")
-        o.targets = v, have_target = true;
-      else if (a == "-o")
-        o.out_dir = v;
-      else if (a == "--basename")
-        o.basename = v;
-      else if (a == "--cc")
-        o.cc = v;
-      else if (a == "--tuning" && !attnc::read_tuning_file(v, &o.tile_overrides, &error))
-        return usage_error(error);
-    } else if (a == "--shared") {
-      o.shared = true;
-    } else if (a == "--no-runtime") {
-      o.emit_runtime = false;
-    } else if (a == "--entry-source-only") {
-      o.compile_entry = false;
-    } else if (a == "--stmt") {
-      o.emit_stmt = true;
-    } else if (a == "--asm") {
-      o.emit_assembly = true;
-    } else if (a == "-v") {
-      o.verbose = true;
-    } else {
-      return usage_error("unknown argument '" + a + "'");
-    }
+  std::string error, tuning;
+  if (!line.single("--target", &o.targets, &error) || !line.single("-o", &o.out_dir, &error) ||
+      !line.single("--basename", &o.basename, &error) || !line.single("--cc", &o.cc, &error) ||
+      !line.single("--tuning", &tuning, &error))
+    return usage_error(error, gen_usage);
+  // Specs keep the order they were given in, --spec and --spec-file interleaved.
+  for (const attnc::tool::Argument &a : line.arguments) {
+    if (a.option == "--spec") o.specs.push_back(a.value);
+    if (a.option == "--spec-file" && !attnc::tool::read_spec_file(a.value, &o.specs, &error))
+      return usage_error(error, gen_usage);
   }
-  if (o.specs.empty()) return usage_error("gen needs at least one --spec or --spec-file");
-  if (!have_target) return usage_error("gen needs --target (e.g. --target host)");
-  if (o.out_dir.empty()) return usage_error("gen needs -o DIR");
+  if (!tuning.empty() && !attnc::read_tuning_file(tuning, &o.tile_overrides, &error))
+    return usage_error(error, gen_usage);
+  o.shared = line.has("--shared");
+  o.emit_runtime = !line.has("--no-runtime");
+  o.compile_entry = !line.has("--entry-source-only");
+  o.emit_stmt = line.has("--stmt");
+  o.emit_assembly = line.has("--asm");
+  o.verbose = line.has("-v");
+  if (o.specs.empty()) return usage_error("gen needs at least one --spec or --spec-file", gen_usage);
+  if (line.values("--target").empty())
+    return usage_error("gen needs --target (e.g. --target host)", gen_usage);
+  if (o.out_dir.empty()) return usage_error("gen needs -o DIR", gen_usage);
   if (o.basename.empty()) {
     const attn::ParseResult first = attn::parse_spec(o.specs.front());
     o.basename = o.specs.size() == 1 && first.ok ? attn::kernel_id(first.spec) : "attn_kernels";
@@ -112,16 +103,13 @@ int run_gen(int argc, char **argv) {
 }
 
 int run_runtime(int argc, char **argv) {
-  std::string targets, out;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "--target" || a == "-o") && i + 1 < argc) {
-      (a == "--target" ? targets : out) = argv[++i];
-    } else {
-      return usage_error("unknown or incomplete argument '" + a + "'");
-    }
-  }
-  if (targets.empty() || out.empty()) return usage_error("runtime needs --target and -o");
+  const CommandLine line = attnc::tool::parse_command_line(argc, argv, 2, {"--target", "-o"}, {});
+  if (line.help) return show_usage(runtime_usage);
+  if (!line.error.empty()) return usage_error(line.error, runtime_usage);
+  std::string targets, out, error;
+  if (!line.single("--target", &targets, &error) || !line.single("-o", &out, &error))
+    return usage_error(error, runtime_usage);
+  if (targets.empty() || out.empty()) return usage_error("runtime needs --target and -o", runtime_usage);
   const attnc::GenerateResult r = attnc::generate_runtime(targets, out);
   if (!r.ok) {
     std::fprintf(stderr, "attnc: %s\n", r.message.c_str());
@@ -132,8 +120,14 @@ int run_runtime(int argc, char **argv) {
 }
 
 int run_check(int argc, char **argv, bool id_only) {
-  if (argc != 4 || std::strcmp(argv[2], "--spec") != 0) return usage_error("expected --spec TEXT");
-  const attn::ParseResult parsed = attn::parse_spec(argv[3]);
+  const char *usage = id_only ? id_usage : check_usage;
+  const CommandLine line = attnc::tool::parse_command_line(argc, argv, 2, {"--spec"}, {});
+  if (line.help) return show_usage(usage);
+  if (!line.error.empty()) return usage_error(line.error, usage);
+  std::string text, error;
+  if (!line.single("--spec", &text, &error)) return usage_error(error, usage);
+  if (!line.has("--spec")) return usage_error("expected --spec TEXT", usage);
+  const attn::ParseResult parsed = attn::parse_spec(text);
   if (!parsed.ok) {
     std::fprintf(stderr, "attnc: %s\n", parsed.message.c_str());
     return 1;
@@ -146,19 +140,26 @@ int run_check(int argc, char **argv, bool id_only) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
-  if (argc < 2) return usage_error("no command");
+int run_command(int argc, char **argv) {
+  if (argc < 2) return usage_error("no command", overview);
   const std::string command = argv[1];
   if (command == "gen") return run_gen(argc, argv);
   if (command == "runtime") return run_runtime(argc, argv);
   if (command == "tune") return attnc::tool::run_tune(argc, argv);
   if (command == "check") return run_check(argc, argv, false);
   if (command == "id") return run_check(argc, argv, true);
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::printf("%s", kUsage);
-    return 0;
+  if (command == "--help" || command == "-h" || command == "help") return show_usage(overview);
+  return usage_error("unknown command '" + command + "'", overview);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  // Whatever escapes (std::bad_alloc, a filesystem error) is reported, never an abort.
+  try {
+    return run_command(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "attnc: %s\n", e.what());
+    return 1;
   }
-  return usage_error("unknown command '" + command + "'");
 }

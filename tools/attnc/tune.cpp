@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "attnc/targets.h"
 #include "attnc/tile_config.h"
 #include "attnc/tuning.h"
+#include "command_line.h"
 
 namespace attnc::tool {
 namespace {
@@ -66,33 +68,37 @@ bool parse_int(const std::string &text, int64_t minimum, int64_t *out) {
 
 // Returns an exit code, or -1 when the options are complete.
 int parse_options(int argc, char **argv, Options *o) {
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (i + 1 >= argc) return fail(a + " needs a value (or is unknown)", 2);
-    const std::string v = argv[++i];
-    int64_t n = 0;
-    if (a == "--spec") {
-      o->spec = v;
-    } else if (a == "-o") {
-      o->out_file = v;
-    } else if (a == "--keep") {
-      o->keep_dir = v;
-    } else if (a == "--shape") {
-      std::stringstream in(v);
-      std::vector<int64_t> sizes;
-      for (std::string item; std::getline(in, item, ',');) {
-        if (!parse_int(item, 1, &n)) return fail("--shape '" + v + "': sizes must be positive integers", 2);
-        sizes.push_back(n);
-      }
-      if (sizes.size() != 3) return fail("--shape '" + v + "': expected B,SQ,SK", 2);
-      o->batch = sizes[0], o->seq_q = sizes[1], o->seq_k = sizes[2];
-    } else if (a == "--threads" || a == "--runs" || a == "--max-candidates") {
-      if (!parse_int(v, a == "--threads" ? 0 : 1, &n) || n > 100000)
-        return fail(a + " '" + v + "' is not a valid count", 2);
-      (a == "--threads" ? o->threads : a == "--runs" ? o->runs : o->max_candidates) = static_cast<int>(n);
-    } else {
-      return fail("unknown argument '" + a + "'", 2);
+  const CommandLine line = parse_command_line(
+      argc, argv, 2, {"--spec", "-o", "--keep", "--shape", "--threads", "--runs", "--max-candidates"}, {});
+  if (line.help) {
+    std::fputs(tune_usage, stdout);
+    return 0;
+  }
+  if (!line.error.empty()) return fail(line.error, 2);
+  std::string error, shape;
+  if (!line.single("--spec", &o->spec, &error) || !line.single("-o", &o->out_file, &error) ||
+      !line.single("--keep", &o->keep_dir, &error) || !line.single("--shape", &shape, &error))
+    return fail(error, 2);
+  int64_t n = 0;
+  if (line.has("--shape")) {
+    std::stringstream in(shape);
+    std::vector<int64_t> sizes;
+    for (std::string item; std::getline(in, item, ',');) {
+      if (!parse_int(item, 1, &n) || n > INT32_MAX)
+        return fail("--shape '" + shape + "': sizes must be positive integers up to 2147483647", 2);
+      sizes.push_back(n);
     }
+    if (sizes.size() != 3) return fail("--shape '" + shape + "': expected B,SQ,SK", 2);
+    o->batch = sizes[0], o->seq_q = sizes[1], o->seq_k = sizes[2];
+  }
+  for (const char *count : {"--threads", "--runs", "--max-candidates"}) {
+    const std::string a = count;
+    std::string v;
+    if (!line.single(a, &v, &error)) return fail(error, 2);
+    if (!line.has(a)) continue;
+    if (!parse_int(v, a == "--threads" ? 0 : 1, &n) || n > 100000)
+      return fail(a + " '" + v + "' is not a valid count", 2);
+    (a == "--threads" ? o->threads : a == "--runs" ? o->runs : o->max_candidates) = static_cast<int>(n);
   }
   if (o->spec.empty()) return fail("tune needs --spec", 2);
   if (o->batch == 0) return fail("tune needs --shape B,SQ,SK", 2);
@@ -137,6 +143,14 @@ bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::
         }
       }
       t->shapes[i].push_back(size);
+      // Sizes are at most 2^31 - 1 (parse_options), so the check comes before any overflow.
+      if (elements > INT32_MAX / size) {
+        *error = std::string("argument '") + info.name +
+                 "' would hold more than 2147483647 elements at --shape " + std::to_string(o.batch) + "," +
+                 std::to_string(o.seq_q) + "," + std::to_string(o.seq_k) +
+                 " (kernels address at most 2147483647)";
+        return false;
+      }
       elements *= size;
     }
     const size_t bytes = info.dtype == ATTN_U8 ? 1 : 4;

@@ -32,6 +32,22 @@ template <int tokens> struct global_tokens_must_be_positive;
 template <int block> struct random_block_size_must_be_positive;
 template <int blocks> struct random_block_count_must_be_positive;
 template <int mask_block> struct mask_block_must_be_positive;
+// Above attn/limits.h: the value, then the limit.
+template <int heads, int limit> struct heads_must_be_at_most;
+template <int kv_heads, int limit> struct kv_heads_must_be_at_most;
+template <int head_dim, int limit> struct head_dim_must_be_at_most;
+template <int head_dim_v, int limit> struct head_dim_v_must_be_at_most;
+template <int d_model, int limit> struct d_model_must_be_at_most;
+template <int heads_times_head_dim, int limit> struct heads_times_head_dim_must_be_at_most;
+template <int heads_times_head_dim_v, int limit> struct heads_times_head_dim_v_must_be_at_most;
+template <int rows, int columns> struct projection_weight_must_be_below_2_gib;
+template <int mask_block, int limit> struct mask_block_must_be_at_most;
+template <int window_bound, int limit> struct window_bound_must_be_at_most;
+template <int tokens, int limit> struct global_tokens_must_be_at_most;
+template <int block, int limit> struct random_block_size_must_be_at_most;
+template <int blocks, int limit> struct random_block_count_must_be_at_most;
+template <int draws, int limit> struct random_draws_in_all_must_be_at_most;
+template <int node, int count_is_bad> struct mask_node_is_malformed;
 }  // namespace attn::spec_error
 
 namespace attn {
@@ -60,7 +76,25 @@ consteval bool checked() {
   else if constexpr (c.problem == P::random_count_not_positive) return sizeof(random_block_count_must_be_positive<c.a>) > 0;
   else if constexpr (c.problem == P::mask_block_not_positive) return sizeof(mask_block_must_be_positive<c.a>) > 0;
   else if constexpr (c.problem == P::softcap_not_positive) return sizeof(softcap_must_be_positive<scale_argument(S.softcap)>) > 0;
-  else return true;
+  else if constexpr (c.problem == P::heads_too_many) return sizeof(heads_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::kv_heads_too_many) return sizeof(kv_heads_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::head_dim_too_large) return sizeof(head_dim_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::head_dim_v_too_large) return sizeof(head_dim_v_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::d_model_too_large) return sizeof(d_model_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::query_width_too_large) return sizeof(heads_times_head_dim_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::value_width_too_large) return sizeof(heads_times_head_dim_v_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::weight_too_large) return sizeof(projection_weight_must_be_below_2_gib<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::mask_block_too_large) return sizeof(mask_block_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::window_bound_too_large) return sizeof(window_bound_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::global_tokens_too_large) return sizeof(global_tokens_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::random_block_too_large) return sizeof(random_block_size_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::random_count_too_large) return sizeof(random_block_count_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::random_draws_too_many) return sizeof(random_draws_in_all_must_be_at_most<c.a, c.b>) > 0;
+  else if constexpr (c.problem == P::mask_malformed) return sizeof(mask_node_is_malformed<c.a, c.b>) > 0;
+  else {
+    static_assert(c.ok(), "attn::checked: a SpecProblem without its spec_error type");
+    return true;
+  }
 }
 
 }  // namespace attn

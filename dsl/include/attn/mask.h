@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "attn/limits.h"
+
 namespace attn {
 
 // Terms, and the two operators. q' is the query's key position (bottom-right aligned), k the key.
@@ -33,8 +35,19 @@ struct MaskNode {
   int8_t rhs = -1;
 };
 
-// Problems a term records for validation (Mask::bad_term).
-enum class MaskProblem : int32_t { none, window_bound, too_many_terms, global_tokens, random_block, random_count };
+// Problems a term records for validation (Mask::bad_term). The *_too_large ones exceed attn/limits.h.
+enum class MaskProblem : int32_t {
+  none,
+  window_bound,
+  too_many_terms,
+  global_tokens,
+  random_block,
+  random_count,
+  window_bound_too_large,
+  global_tokens_too_large,
+  random_block_too_large,
+  random_count_too_large,
+};
 
 // Nodes are stored in post-order: operands before their operator; the root is the last node.
 // An empty mask keeps every key.
@@ -55,13 +68,43 @@ struct Mask {
   }
 };
 
+// The first out-of-range value of a term node (operators and runtime terms have none).
+struct TermCheck {
+  MaskProblem problem = MaskProblem::none;
+  int32_t value = 0;
+};
+constexpr TermCheck check_term(const MaskNode &n) {
+  using P = MaskProblem;
+  constexpr int32_t max_pos = limits::max_positions;
+  switch (n.op) {
+    case MaskOp::window:
+      if (n.left < -1 || n.right < -1) return {P::window_bound, n.left < -1 ? n.left : n.right};
+      if (n.left > max_pos || n.right > max_pos)
+        return {P::window_bound_too_large, n.left > max_pos ? n.left : n.right};
+      return {};
+    case MaskOp::global_tokens:
+      if (n.tokens < 1) return {P::global_tokens, n.tokens};
+      if (n.tokens > max_pos) return {P::global_tokens_too_large, n.tokens};
+      return {};
+    case MaskOp::random_blocks:
+      if (n.block < 1) return {P::random_block, n.block};
+      if (n.block > max_pos) return {P::random_block_too_large, n.block};
+      if (n.blocks < 1) return {P::random_count, n.blocks};
+      if (n.blocks > limits::max_random_draws) return {P::random_count_too_large, n.blocks};
+      return {};
+    default:
+      return {};
+  }
+}
+
 namespace detail {
-constexpr Mask single(MaskNode node, MaskProblem problem = MaskProblem::none, int32_t value = 0) {
+constexpr Mask single(MaskNode node) {
   Mask m;
   m.count = 1;
   m.nodes[0] = node;
-  m.bad_term = problem;
-  m.bad_value = value;
+  const TermCheck c = check_term(node);
+  m.bad_term = c.problem;
+  m.bad_value = c.value;
   return m;
 }
 }  // namespace detail
@@ -73,8 +116,7 @@ constexpr Mask window(int32_t left, int32_t right) {
   n.op = MaskOp::window;
   n.left = left;
   n.right = right;
-  const bool bad = left < -1 || right < -1;
-  return detail::single(n, bad ? MaskProblem::window_bound : MaskProblem::none, left < -1 ? left : right);
+  return detail::single(n);
 }
 
 constexpr Mask causal() { return window(-1, 0); }
@@ -83,7 +125,7 @@ constexpr Mask global_tokens(int32_t count) {
   MaskNode n;
   n.op = MaskOp::global_tokens;
   n.tokens = count;
-  return detail::single(n, count < 1 ? MaskProblem::global_tokens : MaskProblem::none, count);
+  return detail::single(n);
 }
 
 constexpr Mask random_blocks(int32_t block, int32_t blocks, uint32_t seed) {
@@ -92,8 +134,7 @@ constexpr Mask random_blocks(int32_t block, int32_t blocks, uint32_t seed) {
   n.block = block;
   n.blocks = blocks;
   n.seed = seed;
-  if (block < 1) return detail::single(n, MaskProblem::random_block, block);
-  return detail::single(n, blocks < 1 ? MaskProblem::random_count : MaskProblem::none, blocks);
+  return detail::single(n);
 }
 
 constexpr Mask term(MaskOp op) {

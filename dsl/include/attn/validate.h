@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "attn/limits.h"
 #include "attn/spec.h"
 
 namespace attn {
@@ -28,6 +29,22 @@ enum class SpecProblem : int32_t {
   random_count_not_positive,
   softcap_not_positive,
   mask_block_not_positive = 20,  // matches Spec::with_mask_block's field code
+  // Above attn/limits.h (a: the value, b: the limit).
+  heads_too_many,
+  kv_heads_too_many,
+  head_dim_too_large,    // given, or d_model / heads
+  head_dim_v_too_large,  // given, or head_dim
+  d_model_too_large,
+  query_width_too_large,  // heads * head_dim
+  value_width_too_large,  // heads * head_dim_v
+  weight_too_large,       // block form (a: rows, b: columns of the largest projection weight)
+  mask_block_too_large,
+  window_bound_too_large,
+  global_tokens_too_large,
+  random_block_too_large,
+  random_count_too_large,
+  random_draws_too_many,  // N summed over random terms
+  mask_malformed,         // a hand-built node (a: its index; b: 1 when the node count itself is bad)
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -49,6 +66,88 @@ constexpr bool is_name_char(char c) {
 }
 }  // namespace detail
 
+// The largest projection weight of the block form: w_qkv [(H + KVH)·D + KVH·Dv, d_model] when
+// fused, else w_q [H·D, d_model] or w_o [d_model, H·Dv]. For a resolved spec within the limits.
+struct WeightShape {
+  const char *name;
+  int64_t rows, columns;
+  constexpr int64_t elements() const { return rows * columns; }
+};
+constexpr WeightShape largest_weight(const Spec &r) {
+  const int64_t q_rows = int64_t{r.heads} * r.head_dim;
+  const int64_t out_elements = int64_t{r.d_model} * r.heads * r.head_dim_v;
+  WeightShape in{"w_q", q_rows, r.d_model};
+  if (r.qkv == Qkv::fused)
+    in = {"w_qkv", q_rows + int64_t{r.kv_heads} * (r.head_dim + r.head_dim_v), r.d_model};
+  if (out_elements > in.elements()) return {"w_o", r.d_model, int64_t{r.heads} * r.head_dim_v};
+  return in;
+}
+
+namespace detail {
+constexpr SpecCheck mask_check(MaskProblem problem, int32_t value) {
+  using P = SpecProblem;
+  constexpr int32_t max_pos = limits::max_positions;
+  switch (problem) {
+    case MaskProblem::none: return {};
+    case MaskProblem::window_bound: return {P::window_bound_invalid, value, 0};
+    case MaskProblem::too_many_terms: return {P::mask_too_large, value, Mask::capacity};
+    case MaskProblem::global_tokens: return {P::global_tokens_not_positive, value, 0};
+    case MaskProblem::random_block: return {P::random_block_not_positive, value, 0};
+    case MaskProblem::random_count: return {P::random_count_not_positive, value, 0};
+    case MaskProblem::window_bound_too_large: return {P::window_bound_too_large, value, max_pos};
+    case MaskProblem::global_tokens_too_large: return {P::global_tokens_too_large, value, max_pos};
+    case MaskProblem::random_block_too_large: return {P::random_block_too_large, value, max_pos};
+    case MaskProblem::random_count_too_large:
+      return {P::random_count_too_large, value, limits::max_random_draws};
+  }
+  return {P::mask_malformed, -1, 0};
+}
+
+// What the constructors record (Mask::bad_term), then every node again, for masks built by hand:
+// operands must be earlier nodes, terms known and within range; then the total random draws.
+constexpr SpecCheck check_mask(const Mask &m) {
+  using P = SpecProblem;
+  if (m.bad_term != MaskProblem::none) return mask_check(m.bad_term, m.bad_value);
+  if (m.count < 0 || m.count > Mask::capacity) return {P::mask_malformed, m.count, 1};
+  int32_t draws = 0;
+  for (int i = 0; i < m.count; ++i) {
+    const MaskNode &n = m.nodes[i];
+    if (is_operator(n.op)) {
+      if (n.lhs < 0 || n.lhs >= i || n.rhs < 0 || n.rhs >= i) return {P::mask_malformed, i, 0};
+      continue;
+    }
+    if (static_cast<int>(n.op) > static_cast<int>(MaskOp::tensor)) return {P::mask_malformed, i, 0};
+    const TermCheck t = check_term(n);
+    if (t.problem != MaskProblem::none) return mask_check(t.problem, t.value);
+    if (n.op == MaskOp::random_blocks) draws += n.blocks;
+  }
+  if (draws > limits::max_random_draws) return {P::random_draws_too_many, draws, limits::max_random_draws};
+  return {};
+}
+
+// Every dimension and derived width within attn/limits.h; the spec's own fields are already > 0
+// where set, heads > 0, and d_model or head_dim is set.
+constexpr SpecCheck check_sizes(const Spec &s) {
+  using P = SpecProblem;
+  if (s.d_model > limits::max_d_model) return {P::d_model_too_large, s.d_model, limits::max_d_model};
+  if (s.heads > limits::max_heads) return {P::heads_too_many, s.heads, limits::max_heads};
+  if (s.kv_heads > limits::max_heads) return {P::kv_heads_too_many, s.kv_heads, limits::max_heads};
+  const int32_t head_dim = s.head_dim > 0 ? s.head_dim : s.d_model / s.heads;
+  const int32_t head_dim_v = s.head_dim_v > 0 ? s.head_dim_v : head_dim;
+  if (head_dim > limits::max_head_dim) return {P::head_dim_too_large, head_dim, limits::max_head_dim};
+  if (head_dim_v > limits::max_head_dim) return {P::head_dim_v_too_large, head_dim_v, limits::max_head_dim};
+  if (s.heads * head_dim > limits::max_d_model)
+    return {P::query_width_too_large, s.heads * head_dim, limits::max_d_model};
+  if (s.heads * head_dim_v > limits::max_d_model)
+    return {P::value_width_too_large, s.heads * head_dim_v, limits::max_d_model};
+  if (s.mask_block > limits::max_positions)
+    return {P::mask_block_too_large, s.mask_block, limits::max_positions};
+  return {};
+}
+}  // namespace detail
+
+constexpr Spec resolve(Spec s);
+
 constexpr SpecCheck check_spec(const Spec &s) {
   using P = SpecProblem;
   if (s.bad_value_field != 0) return {static_cast<P>(s.bad_value_field), s.bad_value, 0};
@@ -61,27 +160,26 @@ constexpr SpecCheck check_spec(const Spec &s) {
   if (s.head_dim_v < 0) return {P::head_dim_v_not_positive, s.head_dim_v, 0};
   if (s.mask_block < 0) return {P::mask_block_not_positive, s.mask_block, 0};
   if (s.d_model == 0 && (s.head_dim == 0 || s.form == Form::block)) return {P::width_missing, 0, 0};
+  if (const SpecCheck sizes = detail::check_sizes(s); !sizes.ok()) return sizes;
   if (s.d_model > 0 && s.d_model % s.heads != 0) return {P::heads_not_dividing_d_model, s.heads, s.d_model};
   const int32_t kvh = s.kv_heads == 0 ? s.heads : s.kv_heads;
   if (s.heads % kvh != 0) return {P::kv_heads_not_dividing_heads, kvh, s.heads};
+  if (s.form == Form::block) {
+    const WeightShape w = largest_weight(resolve(s));
+    if (w.elements() > limits::max_weight_elements)
+      return {P::weight_too_large, static_cast<int32_t>(w.rows), static_cast<int32_t>(w.columns)};
+  }
   if (s.has_scale && !(s.scale > 0.0f && s.scale < 3.0e38f)) return {P::scale_not_positive, 0, 0};
   if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < 3.0e38f)) return {P::softcap_not_positive, 0, 0};
-  switch (s.mask.bad_term) {
-    case MaskProblem::none: break;
-    case MaskProblem::window_bound: return {P::window_bound_invalid, s.mask.bad_value, 0};
-    case MaskProblem::too_many_terms: return {P::mask_too_large, s.mask.bad_value, Mask::capacity};
-    case MaskProblem::global_tokens: return {P::global_tokens_not_positive, s.mask.bad_value, 0};
-    case MaskProblem::random_block: return {P::random_block_not_positive, s.mask.bad_value, 0};
-    case MaskProblem::random_count: return {P::random_count_not_positive, s.mask.bad_value, 0};
-  }
-  return {};
+  return detail::check_mask(s.mask);
 }
 
-// The spec with every default filled in. Only meaningful for a spec that passes check_spec.
+// The spec with every default filled in. Only meaningful for a spec that passes check_spec (the
+// widths are computed in 64 bits so that an unchecked spec wraps instead of overflowing).
 constexpr Spec resolve(Spec s) {
   if (s.kv_heads == 0) s.kv_heads = s.heads;
   if (s.head_dim == 0 && s.heads > 0) s.head_dim = s.d_model / s.heads;
-  if (s.d_model == 0) s.d_model = s.heads * s.head_dim;
+  if (s.d_model == 0) s.d_model = static_cast<int32_t>(int64_t{s.heads} * s.head_dim);
   if (s.head_dim_v == 0) s.head_dim_v = s.head_dim;
   if (!s.has_scale && s.head_dim > 0) s.scale = 1.0f / detail::sqrt_newton(static_cast<float>(s.head_dim));
   return s;

@@ -1,0 +1,163 @@
+# attnc_cli.cmake: attnc's command line against hostile input: --help and --opt=value for every
+# command, specs beyond the limits refused by check, id and gen with the field named, bad spec
+# files named as such, and a failed gen leaving nothing in its output directory.
+# cmake -DATTNC=<attnc> -DWORK_DIR=<scratch dir> -P attnc_cli.cmake
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+# One baseline target keeps the few kernels generated here at a few seconds each.
+set(target x86-64-linux)
+
+function(expect_run code out_var err_var)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc STREQUAL code)
+    message(FATAL_ERROR "expected exit ${code}, got ${rc}: ${ARGN}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+  set(${err_var} "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_contains text part what)
+  string(FIND "${text}" "${part}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${what}: expected '${part}' in:\n${text}")
+  endif()
+endfunction()
+
+# The files under `dir` (relative, sorted, hidden ones included), in `out_var`.
+function(list_files dir out_var)
+  file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dir}" "${dir}/*")
+  list(SORT files)
+  set(${out_var} "${files}" PARENT_SCOPE)
+endfunction()
+
+# ---- --help, -h and --opt=value ---------------------------------------------------------------
+foreach(command gen tune runtime check id)
+  foreach(flag --help -h)
+    expect_run(0 out err ${ATTNC} ${command} ${flag})
+    expect_contains("${out}" "usage: attnc ${command} " "${command} ${flag}")
+  endforeach()
+  # Help wins over what else was given, and goes to stdout.
+  expect_run(0 out err ${ATTNC} ${command} --spec "heads=2 head_dim=16" --help)
+  expect_contains("${out}" "usage: attnc ${command} " "${command} --spec ... --help")
+endforeach()
+expect_run(0 out err ${ATTNC} --help)
+expect_contains("${out}" "attnc COMMAND --help" "attnc --help")
+
+expect_run(0 out err ${ATTNC} id "--spec=heads=2 head_dim=16 mask=causal")
+expect_contains("${out}" "attn_core_h2_kv2_d16_f32_causal" "id --spec=TEXT")
+expect_run(0 out err ${ATTNC} check "--spec=heads=2 head_dim=16")
+expect_contains("${out}" "id: attn_core_h2_kv2_d16_f32" "check --spec=TEXT")
+expect_run(2 out err ${ATTNC} check --spec "heads=2 head_dim=16" "--spec=heads=4 head_dim=16")
+expect_contains("${err}" "--spec given twice ('heads=2 head_dim=16', then 'heads=4 head_dim=16')" "two specs")
+expect_run(2 out err ${ATTNC} check)
+expect_contains("${err}" "expected --spec TEXT" "check without a spec")
+expect_run(2 out err ${ATTNC} gen --shared=yes)
+expect_contains("${err}" "--shared takes no value (got '--shared=yes')" "a flag with a value")
+expect_run(2 out err ${ATTNC} gen --spec)
+expect_contains("${err}" "--spec needs a value" "an option without its value")
+expect_run(2 out err ${ATTNC} tune "--spec=heads=2 head_dim=16" --shape=2,37)
+expect_contains("${err}" "--shape '2,37': expected B,SQ,SK" "tune --shape=")
+expect_run(2 out err ${ATTNC} tune "--spec=heads=2 head_dim=16" --shape=1,2,3 --threads=-4)
+expect_contains("${err}" "--threads '-4' is not a valid count" "tune --threads=")
+
+# ---- values beyond the limits: refused with the field, by check, id and gen -------------------
+string(REPEAT "(" 3000 open)
+string(REPEAT ")" 3000 close)
+set(deep "heads=1 head_dim=16 mask=${open}causal${close}")
+foreach(command check id)
+  expect_run(1 out err ${ATTNC} ${command} --spec "${deep}")
+  expect_contains("${err}" "key 'mask': parentheses nest deeper than 64 at offset 65" "${command}, 3000 parentheses")
+endforeach()
+expect_run(1 out err ${ATTNC} gen --spec "${deep}" --target ${target} -o "${WORK_DIR}/deep")
+expect_contains("${err}" "parentheses nest deeper than 64" "gen, 3000 parentheses")
+
+set(refused
+    "heads=2147483647 head_dim=16|heads (2147483647) must be at most 4096"
+    "heads=65536 head_dim=65536|heads (65536) must be at most 4096"
+    "heads=128 head_dim=1024|heads * head_dim (131072) must be at most 65536"
+    "heads=1 head_dim=16 mask=window(2147483647,0)|window bound (2147483647) must be at most 16777216"
+    "heads=1 head_dim=16 mask=window(1073741824,0)|window bound (1073741824) must be at most 16777216"
+    "heads=1 head_dim=16 mask_block=2147483647|mask_block (2147483647) must be at most 16777216"
+    "heads=1 head_dim=16 mask=global(2147483647)|global(G) needs G <= 16777216 (got 2147483647)"
+    "heads=1 head_dim=16 mask=random(64,2147483647,1)|random(BS,N,SEED) needs N <= 16 blocks (got 2147483647)"
+    "heads=1 head_dim=16 mask=random(64,64,1)|random(BS,N,SEED) needs N <= 16 blocks (got 64)"
+    "heads=1 head_dim=16 mask=random(2147483647,1,1)|needs a block size BS <= 16777216 (got 2147483647)"
+    "d_model=32768 heads=32 form=block|w_q [32768, 32768] would hold 1073741824 elements")
+foreach(entry IN LISTS refused)
+  string(FIND "${entry}" "|" bar)
+  string(SUBSTRING "${entry}" 0 ${bar} spec)
+  math(EXPR after "${bar} + 1")
+  string(SUBSTRING "${entry}" ${after} -1 expected)
+  expect_run(1 out err ${ATTNC} check --spec "${spec}")
+  expect_contains("${err}" "${expected}" "check --spec '${spec}'")
+  # gen refuses before it creates or writes anything.
+  expect_run(1 out err ${ATTNC} gen --spec "${spec}" --target ${target} -o "${WORK_DIR}/refused")
+  expect_contains("${err}" "${expected}" "gen --spec '${spec}'")
+  if(EXISTS "${WORK_DIR}/refused")
+    message(FATAL_ERROR "gen created its output directory for the invalid spec '${spec}'")
+  endif()
+endforeach()
+# tune: shapes whose tensors no kernel can address are refused, not allocated.
+expect_run(2 out err ${ATTNC} tune "--spec=heads=1 head_dim=16" --shape=1,99999999999,3)
+expect_contains("${err}" "sizes must be positive integers up to 2147483647" "tune, a size beyond int32")
+expect_run(1 out err ${ATTNC} tune "--spec=heads=1 head_dim=16" --shape=100000,100000,100000 --max-candidates=1
+           --runs=1 --threads=1)
+expect_contains("${err}" "argument 'q' would hold more than 2147483647 elements" "tune, a huge shape")
+string(REPEAT "x" 70000 long_text)
+expect_run(1 out err ${ATTNC} check "--spec=${long_text}")
+expect_contains("${err}" "spec text is 70000 bytes long; at most 65536" "a 70000-byte spec")
+
+# ---- spec files that are not one --------------------------------------------------------------
+expect_run(2 out err ${ATTNC} gen --spec-file "${WORK_DIR}" --target ${target} -o "${WORK_DIR}/out")
+expect_contains("${err}" "spec file '${WORK_DIR}' is a directory" "--spec-file DIR")
+expect_run(2 out err ${ATTNC} gen "--spec-file=${WORK_DIR}/missing.txt" --target ${target} -o "${WORK_DIR}/out")
+expect_contains("${err}" "cannot read spec file '${WORK_DIR}/missing.txt': No such file or directory" "missing file")
+file(WRITE "${WORK_DIR}/comments.txt" "# only a comment\n\n   \n")
+expect_run(2 out err ${ATTNC} gen --spec-file "${WORK_DIR}/comments.txt" --target ${target} -o "${WORK_DIR}/out")
+expect_contains("${err}" "holds no spec (only blank lines and # comments)" "a spec file without specs")
+string(REPEAT "# padding line of a file far larger than any spec file\n" 20000 big)
+file(WRITE "${WORK_DIR}/big.txt" "${big}")
+expect_run(2 out err ${ATTNC} gen --spec-file "${WORK_DIR}/big.txt" --target ${target} -o "${WORK_DIR}/out")
+expect_contains("${err}" "is larger than 1048576 bytes" "a 1 MB spec file")
+if(EXISTS "${WORK_DIR}/out")
+  message(FATAL_ERROR "gen created its output directory although its arguments were refused")
+endif()
+
+# ---- gen output: all files or none --------------------------------------------------------------
+set(spec "heads=1 head_dim=16 mask=causal")
+set(out_dir "${WORK_DIR}/gen")
+file(WRITE "${out_dir}/already_there.txt" "left alone\n")
+# The entry source cannot compile: gen fails after every kernel is built.
+expect_run(1 out err ${ATTNC} gen --spec "${spec}" --target=${target} --cc=false -o "${out_dir}")
+expect_contains("${err}" "command failed: false" "gen with a failing C compiler")
+list_files("${out_dir}" left)
+if(NOT left STREQUAL "already_there.txt")
+  message(FATAL_ERROR "a failed gen left files in its output directory: ${left}")
+endif()
+
+expect_run(0 out err ${ATTNC} gen "--spec=${spec}" --target=${target} -o "${out_dir}" --basename=cli_kernels)
+foreach(name cli_kernels.a cli_kernels.h cli_kernels.json cli_kernels_entry.c cli_kernels_runtime.a
+             include/attn/runtime.h)
+  if(NOT EXISTS "${out_dir}/${name}")
+    message(FATAL_ERROR "gen did not write ${name}; it printed:\n${out}")
+  endif()
+endforeach()
+expect_contains("${out}" "wrote ${out_dir}/cli_kernels.a\n" "gen's list of files")
+expect_contains("${out}" "wrote ${out_dir}/cli_kernels.json\n" "gen's list of files")
+list_files("${out_dir}" after)
+string(FIND "${after}" ".attnc-partial" staging_left)
+if(NOT staging_left EQUAL -1)
+  message(FATAL_ERROR "gen left its staging directory behind: ${after}")
+endif()
+file(READ "${out_dir}/already_there.txt" kept)
+if(NOT kept STREQUAL "left alone\n")
+  message(FATAL_ERROR "gen changed a file it did not write")
+endif()
+
+expect_run(0 out err ${ATTNC} runtime --target=${target} -o "${WORK_DIR}/runtime/halide_runtime.a")
+list_files("${WORK_DIR}/runtime" runtime_files)
+if(NOT runtime_files STREQUAL "halide_runtime.a")
+  message(FATAL_ERROR "attnc runtime wrote: ${runtime_files}")
+endif()
+expect_run(1 out err ${ATTNC} runtime --target=${target} -o "${WORK_DIR}/runtime/")
+expect_contains("${err}" "is a directory; expected a file name" "attnc runtime -o DIR/")
