@@ -84,7 +84,9 @@ LibraryFile::~LibraryFile() {
 
 attn_status LibraryFile::open(const std::string &path) {
   path_ = path;
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a fifo must not wait for a writer; reads of a regular file ignore it, and
+  // dlopen opens /proc/self/fd/N afresh.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) {
     return fail(ATTN_ERR_LOAD, "cannot open kernel library '%s': %s", path.c_str(), std::strerror(errno));
   }

@@ -139,6 +139,13 @@ TEST_CASE("libraries that cannot be used are refused and unloaded") {
     CHECK(open_status(fs::temp_directory_path().string(), Check::unverified) == ATTN_ERR_LOAD);
     CHECK(contains(attn_last_error(), "is a directory"));
   }
+  SUBCASE("a fifo, without waiting for a writer") {
+    LibraryCopy copy;
+    fs::remove(copy.library);
+    REQUIRE(mkfifo(copy.library.c_str(), 0600) == 0);
+    CHECK(open_status(copy.library, Check::unverified) == ATTN_ERR_LOAD);
+    CHECK(contains(attn_last_error(), "is a fifo"));
+  }
   SUBCASE("a file that is not ELF") {
     LibraryCopy copy;
     std::ofstream(copy.library, std::ios::trunc) << std::string(4096, 'x');
