@@ -66,7 +66,8 @@ uint64_t elf_extent(int fd, uint64_t size, std::string *why) {
                              table_end(header.e_shoff, header.e_shnum, header.e_shentsize));
   if (extent > size) return extent;
   std::vector<Elf64_Phdr> segments(header.e_phnum);
-  if (!segments.empty() && !read_at(fd, segments.data(), segments.size() * sizeof(Elf64_Phdr), header.e_phoff)) {
+  if (!segments.empty() &&
+      !read_at(fd, segments.data(), segments.size() * sizeof(Elf64_Phdr), header.e_phoff)) {
     *why = "has unreadable program headers";
     return 0;
   }
@@ -109,7 +110,8 @@ attn_status LibraryFile::open(const std::string &path) {
     return fail(ATTN_ERR_LIBRARY_INTEGRITY,
                 "kernel library '%s' is truncated: its ELF headers need %llu bytes, the file has %llu; "
                 "copy or generate it again",
-                path.c_str(), static_cast<unsigned long long>(extent), static_cast<unsigned long long>(size_));
+                path.c_str(), static_cast<unsigned long long>(extent),
+                static_cast<unsigned long long>(size_));
   }
   return ATTN_OK;
 }
@@ -142,19 +144,21 @@ int LibraryFile::release() {
   return fd;
 }
 
-attn_status read_regular_file(const std::string &path, const char *what, uint64_t max_bytes, std::string *text,
-                              bool *missing) {
+attn_status read_regular_file(const std::string &path, const char *what, uint64_t max_bytes,
+                              std::string *text, bool *missing) {
   *missing = false;
   // O_NONBLOCK: opening a fifo must not wait for a writer; a regular file ignores it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     *missing = errno == ENOENT;
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "cannot open %s '%s': %s", what, path.c_str(), std::strerror(errno));
+    return fail(ATTN_ERR_MANIFEST_MISMATCH, "cannot open %s '%s': %s", what, path.c_str(),
+                std::strerror(errno));
   }
   struct stat info {};
   attn_status status = ATTN_OK;
   if (fstat(fd, &info) != 0) {
-    status = fail(ATTN_ERR_MANIFEST_MISMATCH, "cannot read %s '%s': %s", what, path.c_str(), std::strerror(errno));
+    status =
+        fail(ATTN_ERR_MANIFEST_MISMATCH, "cannot read %s '%s': %s", what, path.c_str(), std::strerror(errno));
   } else if (!S_ISREG(info.st_mode)) {
     status = fail(ATTN_ERR_MANIFEST_MISMATCH, "%s '%s' is %s, not a json file", what, path.c_str(),
                   file_kind(info.st_mode));

@@ -35,7 +35,7 @@ class LibraryFile {
 
 // Reads a small regular file whole (a manifest). Refuses what is not a regular file, or one
 // larger than max_bytes. missing is set when there is no file at path at all.
-attn_status read_regular_file(const std::string &path, const char *what, uint64_t max_bytes, std::string *text,
-                              bool *missing);
+attn_status read_regular_file(const std::string &path, const char *what, uint64_t max_bytes,
+                              std::string *text, bool *missing);
 
 }  // namespace attn::detail

@@ -38,7 +38,8 @@ bool is_string(const Value *value) {
 bool arg_matches(const Value &entry, const attn_arg_info &info, std::string *why) {
   const Value *name = entry.member("name");
   if (!is_string(name) || name->string != info.name) {
-    *why = is_string(name) ? "is named '" + name->string + "' in the manifest" : "has no name in the manifest";
+    *why =
+        is_string(name) ? "is named '" + name->string + "' in the manifest" : "has no name in the manifest";
     return false;
   }
   const Value *dtype = entry.member("dtype");
@@ -54,7 +55,8 @@ bool arg_matches(const Value &entry, const attn_arg_info &info, std::string *why
     return false;
   }
   const Value *shape = entry.member("shape");
-  if (shape == nullptr || shape->kind != Value::Kind::array || static_cast<int>(shape->items.size()) != info.rank) {
+  if (shape == nullptr || shape->kind != Value::Kind::array ||
+      static_cast<int>(shape->items.size()) != info.rank) {
     *why = "has rank " + (shape != nullptr ? std::to_string(shape->items.size()) : std::string("none")) +
            " in the manifest, " + std::to_string(info.rank) + " in the library";
     return false;
@@ -99,20 +101,24 @@ bool arg_matches(const Value &entry, const attn_arg_info &info, std::string *why
 
 attn_status check_variants(const Value &entry, const attn_kernel_desc &desc, const std::string &path) {
   const Value *variants = entry.member("variants");
-  const size_t listed = variants != nullptr && variants->kind == Value::Kind::array ? variants->items.size() : 0;
+  const size_t listed =
+      variants != nullptr && variants->kind == Value::Kind::array ? variants->items.size() : 0;
   if (static_cast<int64_t>(listed) != desc.variant_count) {
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' lists %zu variants, the library has %d",
-                path.c_str(), desc.id, listed, desc.variant_count);
+    return fail(ATTN_ERR_MANIFEST_MISMATCH,
+                "manifest '%s': kernel '%s' lists %zu variants, the library has %d", path.c_str(), desc.id,
+                listed, desc.variant_count);
   }
   for (int v = 0; v < desc.variant_count; ++v) {
     const Value &variant = variants->items[static_cast<size_t>(v)];
     const attn_kernel_variant &actual = desc.variants[v];
     const char *features = actual.required_cpu_features != nullptr ? actual.required_cpu_features : "";
     const Value *target = variant.member("target"), *needs = variant.member("required_cpu_features");
-    if (!is_string(target) || target->string != actual.target || !is_string(needs) || needs->string != features) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH,
-                  "manifest '%s': kernel '%s': variant %d is not the library's (target '%s', cpu features '%s')",
-                  path.c_str(), desc.id, v, actual.target, features);
+    if (!is_string(target) || target->string != actual.target || !is_string(needs) ||
+        needs->string != features) {
+      return fail(
+          ATTN_ERR_MANIFEST_MISMATCH,
+          "manifest '%s': kernel '%s': variant %d is not the library's (target '%s', cpu features '%s')",
+          path.c_str(), desc.id, v, actual.target, features);
     }
   }
   return ATTN_OK;
@@ -127,8 +133,8 @@ attn_status check_kernel(const std::vector<attn_kernel> &kernels, const std::str
   const attn_kernel *kernel = find_kernel(kernels, id->string);
   if (kernel == nullptr) {
     return fail(ATTN_ERR_MANIFEST_MISMATCH,
-                "manifest '%s' lists kernel '%s', which library '%s' does not contain (it has %s)", path.c_str(),
-                id->string.c_str(), library_path.c_str(), quoted_ids(kernels).c_str());
+                "manifest '%s' lists kernel '%s', which library '%s' does not contain (it has %s)",
+                path.c_str(), id->string.c_str(), library_path.c_str(), quoted_ids(kernels).c_str());
   }
   const attn_kernel_desc &desc = *kernel->desc;
   const char *features = desc.required_cpu_features != nullptr ? desc.required_cpu_features : "";
@@ -136,7 +142,8 @@ attn_status check_kernel(const std::vector<attn_kernel> &kernels, const std::str
                                     std::pair{"required_cpu_features", features}}) {
     const Value *text = entry.member(key);
     if (!is_string(text)) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' has no %s", path.c_str(), desc.id, key);
+      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' has no %s", path.c_str(), desc.id,
+                  key);
     }
     if (text->string != actual) {
       return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' has %s '%s', library '%s' has '%s'",
@@ -150,8 +157,9 @@ attn_status check_kernel(const std::vector<attn_kernel> &kernels, const std::str
                 desc.id);
   }
   if (static_cast<int64_t>(args->items.size()) != desc.arg_count) {
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' has %zu arguments, library '%s' has %d",
-                path.c_str(), desc.id, args->items.size(), library_path.c_str(), desc.arg_count);
+    return fail(ATTN_ERR_MANIFEST_MISMATCH,
+                "manifest '%s': kernel '%s' has %zu arguments, library '%s' has %d", path.c_str(), desc.id,
+                args->items.size(), library_path.c_str(), desc.arg_count);
   }
   for (int i = 0; i < desc.arg_count; ++i) {
     std::string why;
@@ -179,7 +187,8 @@ std::string manifest_path(const std::string &library_path) {
 
 attn_status read_manifest(const std::string &path, json::Value *out, bool *missing) {
   std::string text;
-  if (attn_status s = read_regular_file(path, "manifest", largest_manifest_bytes, &text, missing); s != ATTN_OK)
+  if (attn_status s = read_regular_file(path, "manifest", largest_manifest_bytes, &text, missing);
+      s != ATTN_OK)
     return s;
   json::ParseResult parsed = json::parse(text);
   if (!parsed.ok) {
@@ -204,9 +213,10 @@ attn_status check_manifest_hash(const json::Value &manifest, const std::string &
                 path.c_str(), library_path.c_str());
   }
   if (recorded->string != sha256_hex) {
-    return fail(ATTN_ERR_LIBRARY_INTEGRITY,
-                "library '%s' has sha256 %s, its manifest '%s' records %s: the file is not the one attnc wrote",
-                library_path.c_str(), sha256_hex.c_str(), path.c_str(), recorded->string.c_str());
+    return fail(
+        ATTN_ERR_LIBRARY_INTEGRITY,
+        "library '%s' has sha256 %s, its manifest '%s' records %s: the file is not the one attnc wrote",
+        library_path.c_str(), sha256_hex.c_str(), path.c_str(), recorded->string.c_str());
   }
   return ATTN_OK;
 }
@@ -216,23 +226,27 @@ attn_status check_manifest_kernels(const json::Value &manifest, const std::strin
   const Value *abi = manifest.member("abi_version");
   if (abi == nullptr || abi->kind != Value::Kind::number || abi->number != ATTN_ABI_VERSION) {
     char given[32] = "none";
-    if (abi != nullptr) std::snprintf(given, sizeof(given), abi->kind == Value::Kind::number ? "%g" : "(not a number)", abi->number);
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' has abi_version %s, library '%s' has %d", path.c_str(),
-                given, library_path.c_str(), ATTN_ABI_VERSION);
+    if (abi != nullptr)
+      std::snprintf(given, sizeof(given), abi->kind == Value::Kind::number ? "%g" : "(not a number)",
+                    abi->number);
+    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' has abi_version %s, library '%s' has %d",
+                path.c_str(), given, library_path.c_str(), ATTN_ABI_VERSION);
   }
   std::vector<std::string> listed;
   for (const Value &entry : manifest.member("kernels")->items) {
     if (attn_status s = check_kernel(kernels, path, library_path, entry); s != ATTN_OK) return s;
     const std::string &id = entry.member("id")->string;
     if (std::find(listed.begin(), listed.end(), id) != listed.end()) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' lists kernel '%s' twice", path.c_str(), id.c_str());
+      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' lists kernel '%s' twice", path.c_str(),
+                  id.c_str());
     }
     listed.push_back(id);
   }
   for (const attn_kernel &kernel : kernels) {
     if (std::find(listed.begin(), listed.end(), kernel.desc->id) == listed.end()) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH, "library '%s' has kernel '%s', which its manifest '%s' does not list",
-                  library_path.c_str(), kernel.desc->id, path.c_str());
+      return fail(ATTN_ERR_MANIFEST_MISMATCH,
+                  "library '%s' has kernel '%s', which its manifest '%s' does not list", library_path.c_str(),
+                  kernel.desc->id, path.c_str());
     }
   }
   return ATTN_OK;

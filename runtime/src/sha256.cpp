@@ -26,7 +26,8 @@ constexpr uint32_t rotate_right(uint32_t x, int n) {
 
 Sha256::Sha256()
     // The first 32 bits of the fractional parts of the square roots of the first 8 primes.
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {
+}
 
 void Sha256::compress(const uint8_t *block) {
   uint32_t w[64];

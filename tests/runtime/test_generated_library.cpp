@@ -116,12 +116,15 @@ TEST_CASE("an edited manifest of a generated library is refused") {
   const std::vector<Edit> edits = {
       {"abi_version", replaced(text, abi, "\"abi_version\": " + std::to_string(ATTN_ABI_VERSION - 1)),
        ATTN_ERR_MANIFEST_MISMATCH},
-      {"an output made an input", replaced(text, R"("name": "out", "dtype": "f32", "output": true)",
-                                           R"("name": "out", "dtype": "f32", "output": false)"),
+      {"an output made an input",
+       replaced(text, R"("name": "out", "dtype": "f32", "output": true)",
+                R"("name": "out", "dtype": "f32", "output": false)"),
        ATTN_ERR_MANIFEST_MISMATCH},
-      {"an argument's dtype", replaced(text, R"("name": "q", "dtype": "f32")", R"("name": "q", "dtype": "f16")"),
+      {"an argument's dtype",
+       replaced(text, R"("name": "q", "dtype": "f32")", R"("name": "q", "dtype": "f16")"),
        ATTN_ERR_MANIFEST_MISMATCH},
-      {"the kernel's cpu features", replaced(text, R"("required_cpu_features": ")", R"("required_cpu_features": "x,)"),
+      {"the kernel's cpu features",
+       replaced(text, R"("required_cpu_features": ")", R"("required_cpu_features": "x,)"),
        ATTN_ERR_MANIFEST_MISMATCH},
       {"a variant's cpu features",
        replaced(text, R"(, "required_cpu_features": ")", R"(, "required_cpu_features": "x,)"),
@@ -165,9 +168,8 @@ TEST_CASE("a generated library that is not the file attnc wrote is refused") {
       CHECK(open_status(copy.library) == ATTN_ERR_LIBRARY_INTEGRITY);
       CHECK(open_status(copy.library, false) == ATTN_ERR_LIBRARY_INTEGRITY);
       const std::string err = (copy.dir / "stderr.txt").string();
-      const int status = std::system((std::string(ATTN_RUN_PATH) + " " + copy.library.string() +
-                                      " --list 2>" + err)
-                                         .c_str());
+      const int status = std::system(
+          (std::string(ATTN_RUN_PATH) + " " + copy.library.string() + " --list 2>" + err).c_str());
       REQUIRE(WIFEXITED(status));  // not killed by a signal (SIGBUS)
       CHECK(WEXITSTATUS(status) == 1);
       CHECK(contains(slurp(err), "truncated"));

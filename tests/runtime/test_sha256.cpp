@@ -15,7 +15,8 @@ TEST_CASE("sha256 gives the FIPS 180-2 example digests") {
   // Two blocks: the padding does not fit after 56 bytes of message.
   CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  CHECK(sha256_hex(std::string(1000000, 'a')) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  CHECK(sha256_hex(std::string(1000000, 'a')) ==
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST_CASE("sha256 gives one digest however the bytes are fed") {
@@ -25,7 +26,8 @@ TEST_CASE("sha256 gives one digest however the bytes are fed") {
   for (size_t piece : {1u, 55u, 56u, 63u, 64u, 65u, 999u}) {
     CAPTURE(piece);
     Sha256 hash;
-    for (size_t at = 0; at < text.size(); at += piece) hash.update(text.data() + at, std::min(piece, text.size() - at));
+    for (size_t at = 0; at < text.size(); at += piece)
+      hash.update(text.data() + at, std::min(piece, text.size() - at));
     CHECK(attn::detail::hex_digest(hash.digest()) == whole);
   }
 }

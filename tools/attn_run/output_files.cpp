@@ -53,7 +53,8 @@ bool check_output_paths(const std::vector<OutputFile> &outputs, std::string *err
       return false;
     }
     if (access(folder.c_str(), W_OK | X_OK) != 0) {
-      *error = described(output) + ": folder '" + folder.string() + "' is not writable: " + std::strerror(errno);
+      *error =
+          described(output) + ": folder '" + folder.string() + "' is not writable: " + std::strerror(errno);
       return false;
     }
     const fs::file_status status = fs::status(output.path, ec);
@@ -78,8 +79,8 @@ bool check_output_paths(const std::vector<OutputFile> &outputs, std::string *err
   return true;
 }
 
-bool write_outputs_atomically(const std::vector<OutputFile> &outputs, const std::vector<const npy::Array *> &arrays,
-                              std::string *error) {
+bool write_outputs_atomically(const std::vector<OutputFile> &outputs,
+                              const std::vector<const npy::Array *> &arrays, std::string *error) {
   std::vector<std::string> temporaries;
   auto remove_temporaries = [&] {
     for (const std::string &temporary : temporaries) std::remove(temporary.c_str());

@@ -21,7 +21,7 @@ bool check_output_paths(const std::vector<OutputFile> &outputs, std::string *err
 // Writes arrays[i] to outputs[i].path: each to a temporary file in its own folder first, then,
 // once every one is written, renamed into place. On a failure the temporary files are removed
 // and no output file is touched.
-bool write_outputs_atomically(const std::vector<OutputFile> &outputs, const std::vector<const npy::Array *> &arrays,
-                              std::string *error);
+bool write_outputs_atomically(const std::vector<OutputFile> &outputs,
+                              const std::vector<const npy::Array *> &arrays, std::string *error);
 
 }  // namespace attn::run_tool
