@@ -38,8 +38,7 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
   std::ostringstream o;
   o << "{\n  \"library\": " << json_string(basename) << ",\n";
   if (!library_sha256.empty()) o << "  \"library_sha256\": " << json_string(library_sha256) << ",\n";
-  o
-    << "  \"attnc_version\": " << json_string(ATTNC_VERSION) << ",\n"
+  o << "  \"attnc_version\": " << json_string(ATTNC_VERSION) << ",\n"
     << "  \"halide_version\": \"" << HALIDE_VERSION_MAJOR << "." << HALIDE_VERSION_MINOR << "."
     << HALIDE_VERSION_PATCH << "\",\n"
     << "  \"abi_version\": " << ATTN_ABI_VERSION << ",\n"

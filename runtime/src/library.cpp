@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <memory>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cpu_features.h"
 #include "json_reader.h"
@@ -72,7 +72,8 @@ attn_status read_table(attn_library *library) {
                 ATTN_LIBRARY_TABLE_SYMBOL);
   }
   int count = 0, abi_version = 0;
-  const attn_kernel_desc *const *table = reinterpret_cast<attn_library_table_fn>(symbol)(&count, &abi_version);
+  const attn_kernel_desc *const *table =
+      reinterpret_cast<attn_library_table_fn>(symbol)(&count, &abi_version);
   if (abi_version != ATTN_ABI_VERSION) {
     return fail(ATTN_ERR_ABI_MISMATCH,
                 "library '%s' was built for attnc abi version %d, this runtime supports %d; "
@@ -143,7 +144,8 @@ attn_status open_library(const char *path, bool verified, attn_library **out) {
   if (verified) {
     std::string sha256;
     if (attn_status s = file.sha256(&sha256); s != ATTN_OK) return s;
-    if (attn_status s = attn::detail::check_manifest_hash(document, manifest, library->path, sha256); s != ATTN_OK)
+    if (attn_status s = attn::detail::check_manifest_hash(document, manifest, library->path, sha256);
+        s != ATTN_OK)
       return s;
   }
 
@@ -159,7 +161,8 @@ attn_status open_library(const char *path, bool verified, attn_library **out) {
   if (attn_status s = read_table(library.get()); s != ATTN_OK) return s;
   if (attn_status s = check_cpu(*library); s != ATTN_OK) return s;
   if (has_manifest) {
-    if (attn_status s = attn::detail::check_manifest_kernels(document, manifest, library->path, library->kernels);
+    if (attn_status s =
+            attn::detail::check_manifest_kernels(document, manifest, library->path, library->kernels);
         s != ATTN_OK)
       return s;
   }

@@ -58,7 +58,8 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
                 desc.id, result);
   }
   if (context.has_error) {
-    return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: %s", desc.id, useful_message(context.message).c_str());
+    return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: %s", desc.id,
+                useful_message(context.message).c_str());
   }
   return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: kernel returned Halide error %d", desc.id, result);
 }

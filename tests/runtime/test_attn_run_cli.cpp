@@ -364,7 +364,8 @@ TEST_CASE("attn-run checks every output path before it runs, and writes all outp
     CHECK(contains(o.err, part));
     CHECK_FALSE(fs::exists(ws.file("a.npy")));
     CHECK_FALSE(fs::exists(ws.file("o.npy")));
-    for (const auto &entry : fs::directory_iterator(ws.dir)) CHECK_FALSE(contains(entry.path().string(), "attn-run-"));
+    for (const auto &entry : fs::directory_iterator(ws.dir))
+      CHECK_FALSE(contains(entry.path().string(), "attn-run-"));
   };
   SUBCASE("a folder that does not exist") {
     refused(" --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("nodir/x.npy"),
@@ -379,7 +380,8 @@ TEST_CASE("attn-run checks every output path before it runs, and writes all outp
   }
   SUBCASE("a path that is a folder") {
     fs::create_directories(ws.dir / "folder.npy");
-    refused(" --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("folder.npy"), "not a regular file");
+    refused(" --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("folder.npy"),
+            "not a regular file");
   }
   SUBCASE("a kernel that fails writes nothing") {
     in.save_lengths("long.npy", {3, 4});
@@ -391,7 +393,8 @@ TEST_CASE("attn-run checks every output path before it runs, and writes all outp
   }
   SUBCASE("both outputs, replacing an old file") {
     std::ofstream(ws.file("o.npy")) << "old";
-    const Outcome o = ws.run(call + " --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("o.npy"));
+    const Outcome o =
+        ws.run(call + " --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("o.npy"));
     CAPTURE(o.err);
     REQUIRE(o.code == 0);
     std::vector<int64_t> shape;
@@ -399,7 +402,8 @@ TEST_CASE("attn-run checks every output path before it runs, and writes all outp
     CHECK(shape == std::vector<int64_t>{2, 2, 2, 3});
     read_floats(ws.file("o.npy"), &shape);
     CHECK(shape == std::vector<int64_t>{2, 2, 2});
-    for (const auto &entry : fs::directory_iterator(ws.dir)) CHECK_FALSE(contains(entry.path().string(), "attn-run-"));
+    for (const auto &entry : fs::directory_iterator(ws.dir))
+      CHECK_FALSE(contains(entry.path().string(), "attn-run-"));
   }
 }
 
@@ -435,8 +439,8 @@ TEST_CASE("attn-run names what is wrong with odd inputs") {
     std::ifstream q_file(ws.file("q.npy"), std::ios::binary);
     const std::string q_bytes(std::istreambuf_iterator<char>(q_file), {});
     REQUIRE(write(writer, q_bytes.data(), q_bytes.size()) == static_cast<ssize_t>(q_bytes.size()));
-    const Outcome o = ws.run(lib + " --kernel fake_lib_core --input q=" + fifo + " --input k=" + ws.file("k.npy") +
-                             " --input v=" + ws.file("v.npy"));
+    const Outcome o = ws.run(lib + " --kernel fake_lib_core --input q=" + fifo +
+                             " --input k=" + ws.file("k.npy") + " --input v=" + ws.file("v.npy"));
     close(writer);
     CAPTURE(o.err);
     CHECK(o.code == 1);
@@ -444,7 +448,8 @@ TEST_CASE("attn-run names what is wrong with odd inputs") {
     CHECK_FALSE(contains(o.err, "magic"));
   }
   SUBCASE("a shape too large to address") {
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 1, 2, 4), }";
+    std::string header =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 1, 2, 4), }";
     header.append(118 - header.size(), ' ');
     header += '\n';
     std::ofstream(ws.file("huge.npy"), std::ios::binary)

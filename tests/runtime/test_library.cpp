@@ -275,8 +275,8 @@ TEST_CASE("a manifest beside the library must match it") {
     CHECK(contains(attn_last_error(), "abi_version none"));
   }
   SUBCASE("other required cpu features") {
-    copy.write_manifest(replaced(good_manifest, R"("required_cpu_features": "")",
-                                 R"("required_cpu_features": "sse41")"));
+    copy.write_manifest(
+        replaced(good_manifest, R"("required_cpu_features": "")", R"("required_cpu_features": "sse41")"));
     CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
     CHECK(contains(attn_last_error(), "required_cpu_features 'sse41'"));
   }
@@ -287,9 +287,8 @@ TEST_CASE("a manifest beside the library must match it") {
     CHECK(contains(attn_last_error(), "1 variants"));
   }
   SUBCASE("an argument left out") {
-    copy.write_manifest(replaced(good_manifest,
-                                 R"({"name": "k", "dtype": "f32", "output": false, "shape": ["B", "Sk", 1, 4]},)",
-                                 ""));
+    copy.write_manifest(replaced(
+        good_manifest, R"({"name": "k", "dtype": "f32", "output": false, "shape": ["B", "Sk", 1, 4]},)", ""));
     CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
     CHECK(contains(attn_last_error(), "3 arguments"));
   }
@@ -404,7 +403,8 @@ TEST_CASE("closing a library frees the scratch blocks its kernels keep") {
                                {"k", {k.data(), ATTN_F32, 4, k_shape, nullptr}},
                                {"v", {v.data(), ATTN_F32, 4, v_shape, nullptr}},
                                {"out", {out.data(), ATTN_F32, 4, out_shape, nullptr}}};
-      for (int c = 0; c < calls; ++c) statuses[static_cast<size_t>(t * calls + c)] = attn_run(kernel, args, 4);
+      for (int c = 0; c < calls; ++c)
+        statuses[static_cast<size_t>(t * calls + c)] = attn_run(kernel, args, 4);
     });
   }
   for (std::thread &worker : workers) worker.join();

@@ -100,9 +100,8 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
       return std::nullopt;
     };
     std::optional<Failure> failure;
-    const bool is_flag =
-        arg == "--help" || arg == "-h" || arg == "--list" || arg == "--bench" || arg == "--json" ||
-        arg == "--unverified";
+    const bool is_flag = arg == "--help" || arg == "-h" || arg == "--list" || arg == "--bench" ||
+                         arg == "--json" || arg == "--unverified";
     if (is_flag && has_value) {
       failure = usage(arg + " takes no value");
     } else if (arg == "--help" || arg == "-h") {
@@ -388,7 +387,8 @@ std::optional<Failure> write_outputs(const Options &options, const std::vector<a
     }
   }
   std::string error;
-  if (!attn::run_tool::write_outputs_atomically(options.outputs, arrays, &error)) return Failure{exit_error, error};
+  if (!attn::run_tool::write_outputs_atomically(options.outputs, arrays, &error))
+    return Failure{exit_error, error};
   return std::nullopt;
 }
 
@@ -474,8 +474,9 @@ std::optional<Failure> run_tool(const Options &options) {
     return Failure{exit_error, error};
   }
   attn_library *library = nullptr;
-  const attn_status opened = options.unverified ? attn_library_open_unverified(options.library.c_str(), &library)
-                                                : attn_library_open(options.library.c_str(), &library);
+  const attn_status opened = options.unverified
+                                 ? attn_library_open_unverified(options.library.c_str(), &library)
+                                 : attn_library_open(options.library.c_str(), &library);
   if (opened != ATTN_OK) return runtime_failure(opened);
   struct Closer {
     attn_library *library;

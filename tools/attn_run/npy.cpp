@@ -222,7 +222,8 @@ bool read(const std::string &path, Array *out, std::string *error) {
                        : S_ISCHR(info.st_mode)  ? "a character device"
                        : S_ISSOCK(info.st_mode) ? "a socket"
                                                 : "not a regular file";
-    return problem(error, path, std::string("is ") + kind + ", not a .npy file; attn-run reads regular files only");
+    return problem(error, path,
+                   std::string("is ") + kind + ", not a .npy file; attn-run reads regular files only");
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) return problem(error, path, std::string("cannot be opened: ") + std::strerror(errno));
@@ -301,7 +302,8 @@ bool write(const std::string &path, const Array &array, std::string *error) {
   const char *descr = descr_of(array.dtype);
   if (descr == nullptr) return problem(error, path, "cannot hold bf16 data (numpy has no bf16 dtype)");
   const int64_t bytes = data_bytes(array.shape, element_size(array.dtype));
-  if (bytes < 0) return problem(error, path, "cannot be written: shape " + shape_text(array.shape) + " is too large");
+  if (bytes < 0)
+    return problem(error, path, "cannot be written: shape " + shape_text(array.shape) + " is too large");
   if (static_cast<uint64_t>(bytes) != array.data.size()) {
     return problem(error, path,
                    "cannot be written: shape " + shape_text(array.shape) + " needs " + std::to_string(bytes) +
