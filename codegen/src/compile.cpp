@@ -19,6 +19,7 @@
 #include "attnc/staging_dir.h"
 #include "attnc/targets.h"
 #include "attnc/tile_config.h"
+#include "sha256.h"
 
 namespace attnc {
 namespace {
@@ -36,6 +37,19 @@ bool write_file(const fs::path &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   return static_cast<bool>(out);
+}
+
+// The SHA-256 of a file's bytes, by the same code the runtime checks it with.
+bool file_sha256(const fs::path &path, std::string *hex) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  attn::detail::Sha256 hash;
+  std::vector<char> chunk(1 << 16);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+    hash.update(chunk.data(), static_cast<size_t>(in.gcount()));
+  if (in.bad()) return false;
+  *hex = attn::detail::hex_digest(hash.digest());
+  return true;
 }
 
 std::string quote(const std::string &s) {
@@ -290,6 +304,12 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
                                " -Wl,--whole-archive " + quote(archive.string()) +
                                " -Wl,--no-whole-archive " + quote(runtime.string()) + " -lpthread -ldl -lm";
       if (!run_command(link, &result.message)) return result;
+      // The manifest records the linked file's hash: attn_library_open refuses any other file.
+      std::string sha256;
+      if (!file_sha256(so, &sha256) || !write_file(manifest, manifest_json(kernels, o.basename, sha256))) {
+        result.message = "cannot hash '" + so.string() + "' into its manifest '" + manifest.string() + "'";
+        return result;
+      }
       published(so);
     } else if (!run_command("ar r " + quote(archive.string()) + " " + quote(object.string()),
                             &result.message)) {

@@ -33,10 +33,12 @@ std::string json_string(const std::string &s) {
 
 }  // namespace
 
-std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::string &basename) {
+std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::string &basename,
+                          const std::string &library_sha256) {
   std::ostringstream o;
-  o << "{\n  \"library\": " << json_string(basename) << ",\n"
-    << "  \"attnc_version\": " << json_string(ATTNC_VERSION) << ",\n"
+  o << "{\n  \"library\": " << json_string(basename) << ",\n";
+  if (!library_sha256.empty()) o << "  \"library_sha256\": " << json_string(library_sha256) << ",\n";
+  o << "  \"attnc_version\": " << json_string(ATTNC_VERSION) << ",\n"
     << "  \"halide_version\": \"" << HALIDE_VERSION_MAJOR << "." << HALIDE_VERSION_MINOR << "."
     << HALIDE_VERSION_PATCH << "\",\n"
     << "  \"abi_version\": " << ATTN_ABI_VERSION << ",\n"

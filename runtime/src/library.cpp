@@ -1,17 +1,18 @@
-// library.cpp: opens a shared kernel library and refuses it unless ABI, CPU and manifest match.
+// library.cpp: opens a shared kernel library and refuses it unless file, ABI, CPU and manifest match.
 #include <dlfcn.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cpu_features.h"
 #include "json_reader.h"
 #include "kernel_internal.h"
+#include "library_file.h"
+#include "library_manifest.h"
+#include "sha256.h"
 #include "status_internal.h"
 
 using attn::detail::fail;
@@ -20,27 +21,33 @@ namespace json = attn::detail::json;
 struct attn_library {
   void *handle = nullptr;
   std::string path;
+  // The descriptor the library was loaded through (/proc/self/fd/N names it to the loader).
+  int fd = -1;
   std::vector<attn_kernel> kernels;  // filled once by open; handles point into it
 
   ~attn_library() {
-    if (handle != nullptr) dlclose(handle);
+    if (handle != nullptr) {
+      // The scratch blocks the library's workspace cache holds go with it; dlclose alone would
+      // leak them (the cache lives in the library, out of reach once it is unloaded).
+      for (const attn_kernel &kernel : kernels) {
+        if (kernel.desc->release_memory != nullptr) kernel.desc->release_memory();
+      }
+      dlclose(handle);
+    }
+    if (fd < 0) return;
+    // The loader knows the library by the name /proc/self/fd/N and matches a later dlopen of that
+    // name to it. While anyone else keeps it loaded (another open of the same file), keep N open
+    // too, so that N is never reused for another file that a later open would mistake for it.
+    const std::string name = "/proc/self/fd/" + std::to_string(fd);
+    if (void *still = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD); still != nullptr) {
+      dlclose(still);
+      return;
+    }
+    close(fd);
   }
 };
 
 namespace {
-
-// "dir/libk.so" -> "dir/libk.json": the manifest attnc gen --shared writes beside the library.
-std::string manifest_path(const std::string &library_path) {
-  std::filesystem::path path(library_path);
-  std::string name = path.filename().string();
-  for (const std::string_view suffix : {".so", ".dylib", ".dll"}) {
-    if (name.size() > suffix.size() && name.ends_with(suffix)) {
-      name.resize(name.size() - suffix.size());
-      return (path.parent_path() / (name + ".json")).string();
-    }
-  }
-  return library_path + ".json";
-}
 
 const attn_kernel *find_in(const attn_library &library, std::string_view id) {
   for (const attn_kernel &kernel : library.kernels) {
@@ -53,15 +60,6 @@ std::vector<const attn_kernel *> handles(const attn_library &library) {
   std::vector<const attn_kernel *> list;
   for (const attn_kernel &kernel : library.kernels) list.push_back(&kernel);
   return list;
-}
-
-std::string quoted_ids(const attn_library &library) {
-  std::string list;
-  for (const attn_kernel &kernel : library.kernels) {
-    if (!list.empty()) list += ", ";
-    list += std::string("'") + kernel.desc->id + "'";
-  }
-  return list.empty() ? "none" : list;
 }
 
 // Reads the table the library exports and checks every kernel's ABI and shape.
@@ -120,171 +118,66 @@ attn_status check_cpu(const attn_library &library) {
   return ATTN_OK;
 }
 
-// One manifest argument entry against the table's: only the fields the manifest gives.
-bool arg_matches(const json::Value &entry, const attn_arg_info &info, std::string *why) {
-  if (const json::Value *name = entry.member("name"); name != nullptr && name->string != info.name) {
-    *why = "is named '" + name->string + "' in the manifest";
-    return false;
-  }
-  if (const json::Value *dtype = entry.member("dtype");
-      dtype != nullptr && dtype->string != attn::detail::dtype_name(info.dtype)) {
-    *why = "has dtype '" + dtype->string + "' in the manifest, " + attn::detail::dtype_name(info.dtype) +
-           " in the library";
-    return false;
-  }
-  if (const json::Value *output = entry.member("output"); output != nullptr &&
-                                                          output->kind == json::Value::Kind::boolean &&
-                                                          output->boolean != (info.is_output != 0)) {
-    *why = std::string("is ") + (output->boolean ? "an output" : "an input") +
-           " in the manifest but not in the library";
-    return false;
-  }
-  if (const json::Value *shape = entry.member("shape"); shape != nullptr) {
-    if (static_cast<int>(shape->items.size()) != info.rank) {
-      *why = "has rank " + std::to_string(shape->items.size()) + " in the manifest, " +
-             std::to_string(info.rank) + " in the library";
-      return false;
-    }
-    for (int d = 0; d < info.rank; ++d) {
-      const json::Value &dim = shape->items[static_cast<size_t>(d)];
-      const bool same =
-          dim.kind == json::Value::Kind::number
-              ? static_cast<int64_t>(dim.number) == info.fixed_shape[d]
-              : info.fixed_shape[d] == 0 && info.dim_names[d] != nullptr && dim.string == info.dim_names[d];
-      if (!same) {
-        *why = "differs in dim " + std::to_string(d) + " of its shape";
-        return false;
-      }
-    }
-  }
-  // "broadcast": [0, 1] lists the dims whose bits are set in broadcast_dims.
-  if (const json::Value *broadcast = entry.member("broadcast"); broadcast != nullptr) {
-    uint32_t bits = 0;
-    for (const json::Value &dim : broadcast->items) {
-      if (dim.kind != json::Value::Kind::number || !(dim.number >= 0 && dim.number < 32)) {
-        *why = "has a broadcast list in the manifest that is not dim indices";
-        return false;
-      }
-      bits |= 1u << static_cast<int>(dim.number);
-    }
-    if (bits != info.broadcast_dims) {
-      *why = "broadcasts other dims in the manifest than in the library";
-      return false;
-    }
-  }
-  if (const json::Value *min_rank = entry.member("min_rank");
-      min_rank != nullptr &&
-      (min_rank->kind != json::Value::Kind::number || min_rank->number != info.min_rank)) {
-    *why = "has another min_rank in the manifest than the library's " + std::to_string(info.min_rank);
-    return false;
-  }
-  return true;
-}
+// Verified: the manifest must be there and name the file's SHA-256, checked before dlopen runs
+// any of the library's code. Unverified: no hash, and a manifest only when one is there.
+attn_status open_library(const char *path, bool verified, attn_library **out) {
+  if (out == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "out is null");
+  *out = nullptr;
+  if (path == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "library path is null");
+  auto library = std::make_unique<attn_library>();
+  library->path = path;
+  attn::detail::LibraryFile file;
+  if (attn_status s = file.open(library->path); s != ATTN_OK) return s;
 
-attn_status check_manifest_kernel(const attn_library &library, const std::string &manifest,
-                                  const json::Value &entry) {
-  const char *path = library.path.c_str();
-  const json::Value *id = entry.member("id");
-  if (id == nullptr || id->kind != json::Value::Kind::string) {
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' lists a kernel without an id", manifest.c_str());
+  const std::string manifest = attn::detail::manifest_path(library->path);
+  json::Value document;
+  bool missing = false;
+  attn_status manifest_status = attn::detail::read_manifest(manifest, &document, &missing);
+  const bool has_manifest = manifest_status == ATTN_OK;
+  if (missing && verified) {
+    return fail(ATTN_ERR_LIBRARY_INTEGRITY,
+                "library '%s' has no manifest '%s' (attnc gen --shared writes it beside the library); "
+                "without it the library cannot be verified",
+                path, manifest.c_str());
   }
-  const attn_kernel *kernel = find_in(library, id->string);
-  if (kernel == nullptr) {
-    return fail(ATTN_ERR_MANIFEST_MISMATCH,
-                "manifest '%s' lists kernel '%s', which library '%s' does not contain (it has %s)",
-                manifest.c_str(), id->string.c_str(), path, quoted_ids(library).c_str());
+  if (!has_manifest && !missing) return manifest_status;
+  if (verified) {
+    std::string sha256;
+    if (attn_status s = file.sha256(&sha256); s != ATTN_OK) return s;
+    if (attn_status s = attn::detail::check_manifest_hash(document, manifest, library->path, sha256);
+        s != ATTN_OK)
+      return s;
   }
-  const attn_kernel_desc &desc = *kernel->desc;
-  for (const auto &[key, actual] : {std::pair{"spec", desc.spec}, std::pair{"target", desc.target}}) {
-    const json::Value *text = entry.member(key);
-    if (text == nullptr || text->kind != json::Value::Kind::string) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' has no %s", manifest.c_str(),
-                  desc.id, key);
-    }
-    if (text->string != actual) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s' has %s '%s', library '%s' has '%s'",
-                  manifest.c_str(), desc.id, key, text->string.c_str(), path, actual);
-    }
-  }
-  if (const json::Value *args = entry.member("args"); args != nullptr) {
-    if (static_cast<int>(args->items.size()) != desc.arg_count) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH,
-                  "manifest '%s': kernel '%s' has %zu arguments, library '%s' has %d", manifest.c_str(),
-                  desc.id, args->items.size(), path, desc.arg_count);
-    }
-    for (int i = 0; i < desc.arg_count; ++i) {
-      std::string why;
-      if (!arg_matches(args->items[static_cast<size_t>(i)], desc.args[i], &why)) {
-        return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s': kernel '%s': argument '%s' %s",
-                    manifest.c_str(), desc.id, desc.args[i].name, why.c_str());
-      }
-    }
-  }
-  return ATTN_OK;
-}
 
-// The manifest is optional; when present its kernels must be exactly the library's.
-attn_status check_manifest(const attn_library &library) {
-  const std::string manifest = manifest_path(library.path);
-  std::error_code ignored;
-  if (!std::filesystem::exists(manifest, ignored)) return ATTN_OK;
-  std::ifstream file(manifest, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  if (!file) return fail(ATTN_ERR_MANIFEST_MISMATCH, "cannot read manifest '%s'", manifest.c_str());
-  const json::ParseResult parsed = json::parse(text.str());
-  if (!parsed.ok) {
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' is not valid json: %s", manifest.c_str(),
-                parsed.message.c_str());
+  // The descriptor checked is the file loaded: a file swapped at path in between is not read.
+  library->handle = dlopen(file.load_path().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library->handle == nullptr) {
+    const char *reason = dlerror();
+    return fail(ATTN_ERR_LOAD, "cannot load kernel library '%s': %s", path,
+                reason != nullptr ? reason : "unknown dlopen error");
   }
-  const json::Value *kernels = parsed.value.member("kernels");
-  if (kernels == nullptr || kernels->kind != json::Value::Kind::array) {
-    return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' has no \"kernels\" list", manifest.c_str());
+  library->fd = file.release();
+  // On any refusal the unique_ptr closes the library again: nothing stays loaded.
+  if (attn_status s = read_table(library.get()); s != ATTN_OK) return s;
+  if (attn_status s = check_cpu(*library); s != ATTN_OK) return s;
+  if (has_manifest) {
+    if (attn_status s =
+            attn::detail::check_manifest_kernels(document, manifest, library->path, library->kernels);
+        s != ATTN_OK)
+      return s;
   }
-  std::vector<std::string> listed;
-  for (const json::Value &entry : kernels->items) {
-    if (attn_status s = check_manifest_kernel(library, manifest, entry); s != ATTN_OK) return s;
-    const std::string &id = entry.member("id")->string;
-    if (std::find(listed.begin(), listed.end(), id) != listed.end()) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH, "manifest '%s' lists kernel '%s' twice", manifest.c_str(),
-                  id.c_str());
-    }
-    listed.push_back(id);
-  }
-  for (const attn_kernel &kernel : library.kernels) {
-    if (std::find(listed.begin(), listed.end(), kernel.desc->id) == listed.end()) {
-      return fail(ATTN_ERR_MANIFEST_MISMATCH,
-                  "library '%s' has kernel '%s', which its manifest '%s' does not list", library.path.c_str(),
-                  kernel.desc->id, manifest.c_str());
-    }
-  }
+  *out = library.release();
   return ATTN_OK;
 }
 
 }  // namespace
 
 extern "C" attn_status attn_library_open(const char *path, attn_library **out) {
-  if (out == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "out is null");
-  *out = nullptr;
-  if (path == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "library path is null");
-  auto library = std::make_unique<attn_library>();
-  library->path = path;
-  // A bare file name means the file in the working folder, as any path does, not a search of
-  // the loader's library path (which could find another build's library of the same name).
-  const std::string load_path =
-      library->path.find('/') == std::string::npos ? "./" + library->path : library->path;
-  library->handle = dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library->handle == nullptr) {
-    const char *reason = dlerror();
-    return fail(ATTN_ERR_LOAD, "cannot open kernel library '%s': %s", path,
-                reason != nullptr ? reason : "unknown dlopen error");
-  }
-  // On any refusal the unique_ptr closes the library again: nothing stays loaded.
-  if (attn_status s = read_table(library.get()); s != ATTN_OK) return s;
-  if (attn_status s = check_cpu(*library); s != ATTN_OK) return s;
-  if (attn_status s = check_manifest(*library); s != ATTN_OK) return s;
-  *out = library.release();
-  return ATTN_OK;
+  return open_library(path, true, out);
+}
+
+extern "C" attn_status attn_library_open_unverified(const char *path, attn_library **out) {
+  return open_library(path, false, out);
 }
 
 extern "C" void attn_library_close(attn_library *library) {

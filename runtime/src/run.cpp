@@ -1,5 +1,6 @@
 // run.cpp: runs a kernel on checked tensors and turns Halide's errors into statuses.
 #include <string>
+#include <string_view>
 
 #include "HalideRuntime.h"
 #include "isa_limit.h"
@@ -8,6 +9,21 @@
 #include "tensor_check.h"
 
 using attn::detail::fail;
+
+namespace {
+
+// The part of a Halide error message worth showing: without the trailing newline Halide ends
+// it with, and without the "Requirement Failed: (false) " a require() puts before its own
+// message (its condition, simplified in the failing branch, always reads "false").
+std::string useful_message(const char *message) {
+  std::string text = message;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  constexpr std::string_view noise = "Requirement Failed: (false) ";
+  if (text.starts_with(noise)) text.erase(0, noise.size());
+  return text;
+}
+
+}  // namespace
 
 extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count) {
   if (kernel == nullptr || kernel->desc == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel is null");
@@ -34,14 +50,16 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
   // any output: a failed one is the caller's value, not the kernel's fault.
   if (result == halide_error_code_requirement_failed) {
     if (context.has_error) {
-      return fail(ATTN_ERR_INVALID_VALUE, "kernel '%s' refused a tensor value: %s", desc.id, context.message);
+      return fail(ATTN_ERR_INVALID_VALUE, "kernel '%s' refused a tensor value: %s", desc.id,
+                  useful_message(context.message).c_str());
     }
     return fail(ATTN_ERR_INVALID_VALUE,
                 "kernel '%s' refused a tensor value: a requirement failed (Halide error %d, no message)",
                 desc.id, result);
   }
   if (context.has_error) {
-    return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: %s", desc.id, context.message);
+    return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: %s", desc.id,
+                useful_message(context.message).c_str());
   }
   return fail(ATTN_ERR_KERNEL_FAILED, "kernel '%s' failed: kernel returned Halide error %d", desc.id, result);
 }

@@ -4,7 +4,12 @@
  *   FAKE_CPU_FEATURES  the kernel's required_cpu_features (default "")
  *   FAKE_NO_TABLE      define to leave out attn_library_table_v1
  * Its kernel "fake_lib_core": q [B, Sq, 2, 4], k [B, Sk, 1, 4], v [B, Sk, 1, 3] -> out [B, Sq, 2, 3],
- *   out[b, s, h, e] = q[b, s, h, e] + v[b, Sk - 1, 0, e]. */
+ *   out[b, s, h, e] = q[b, s, h, e] + v[b, Sk - 1, 0, e].
+ * Like a generated kernel it keeps a scratch block per call until release_memory frees them
+ * (fake_library_held_blocks() counts them), so tests can see whether closing the library
+ * releases what its kernels hold. */
+#include <stdlib.h>
+
 #include "HalideRuntime.h"
 #include "attn/kernel_abi.h"
 
@@ -25,6 +30,46 @@ static float *element(const halide_buffer_t *buffer, const int32_t c[4]) {
   return (float *)buffer->host + offset;
 }
 
+/* The stand-in for a workspace cache: blocks kept between calls, under a spin lock. */
+#define FAKE_HELD_SLOTS 256
+static void *held[FAKE_HELD_SLOTS];
+static int held_count;
+static int held_lock;
+
+static void lock_held(void) {
+  while (__atomic_exchange_n(&held_lock, 1, __ATOMIC_ACQUIRE)) {
+  }
+}
+
+static void unlock_held(void) {
+  __atomic_store_n(&held_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void keep_scratch_block(void) {
+  void *block = malloc(4096);
+  lock_held();
+  if (block != 0 && held_count < FAKE_HELD_SLOTS) {
+    held[held_count++] = block;
+    block = 0;
+  }
+  unlock_held();
+  free(block);
+}
+
+static void release_memory(void) {
+  lock_held();
+  for (int i = 0; i < held_count; ++i) free(held[i]);
+  held_count = 0;
+  unlock_held();
+}
+
+__attribute__((visibility("default"))) int fake_library_held_blocks(void) {
+  lock_held();
+  const int count = held_count;
+  unlock_held();
+  return count;
+}
+
 static int run(attn_call_context *context, void **buffers) {
   const halide_buffer_t *q = (const halide_buffer_t *)buffers[0];
   const halide_buffer_t *v = (const halide_buffer_t *)buffers[2];
@@ -33,6 +78,7 @@ static int run(attn_call_context *context, void **buffers) {
     attn_abi_record_error(context, "fake_lib_core: out is not 4-d");
     return -1;
   }
+  keep_scratch_block();
   const int32_t last_key = v->dim[2].extent - 1;
   for (int32_t b = 0; b < out->dim[3].extent; ++b)
     for (int32_t s = 0; s < out->dim[2].extent; ++s)
@@ -61,6 +107,10 @@ static const attn_kernel_desc core = {
     args,
     run,
     0,
+    0,
+    0,
+    0,
+    release_memory,
 };
 
 #ifndef FAKE_NO_TABLE

@@ -1,5 +1,7 @@
 // test_attn_run_cli.cpp: the attn-run tool end to end on the fake shared library.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -348,4 +350,146 @@ TEST_CASE("attn-run reports refused masks, refused values and repeated outputs")
         {"key_lengths must be at most Sk", "ATTN_ERR_INVALID_VALUE"});
   error(in.inputs("mask.npy") + " --output lse=" + ws.file("a.npy") + " --output lse=" + ws.file("b.npy"),
         {"output 'lse' is given twice"});
+}
+
+TEST_CASE("attn-run checks every output path before it runs, and writes all outputs or none") {
+  Workspace ws;
+  MaskedInputs in(ws);
+  in.save_mask("mask.npy", {2, 3});
+  const std::string call = masked_lib + " --kernel fake_lib_masked" + in.inputs("mask.npy");
+  auto refused = [&](const std::string &outputs, const std::string &part) {
+    const Outcome o = ws.run(call + outputs);
+    CAPTURE(outputs);
+    CAPTURE(o.err);
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, part));
+    CHECK_FALSE(fs::exists(ws.file("a.npy")));
+    CHECK_FALSE(fs::exists(ws.file("o.npy")));
+    for (const auto &entry : fs::directory_iterator(ws.dir))
+      CHECK_FALSE(contains(entry.path().string(), "attn-run-"));
+  };
+  SUBCASE("a folder that does not exist") {
+    refused(" --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("nodir/x.npy"),
+            "folder '" + ws.file("nodir") + "' does not exist");
+  }
+  SUBCASE("the same file twice") {
+    refused(" --output out=" + ws.file("o.npy") + " --output lse=" + ws.file("o.npy"), "is the same file as");
+  }
+  SUBCASE("the same file twice, spelled differently") {
+    refused(" --output out=" + ws.file("o.npy") + " --output lse=" + (ws.dir / "." / "o.npy").string(),
+            "is the same file as");
+  }
+  SUBCASE("a path that is a folder") {
+    fs::create_directories(ws.dir / "folder.npy");
+    refused(" --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("folder.npy"),
+            "not a regular file");
+  }
+  SUBCASE("a kernel that fails writes nothing") {
+    in.save_lengths("long.npy", {3, 4});
+    const Outcome o = ws.run(masked_lib + " --kernel fake_lib_masked" + in.inputs("mask.npy", "long.npy") +
+                             " --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("o.npy"));
+    CHECK(o.code == 1);
+    CHECK_FALSE(fs::exists(ws.file("a.npy")));
+    CHECK_FALSE(fs::exists(ws.file("o.npy")));
+  }
+  SUBCASE("both outputs, replacing an old file") {
+    std::ofstream(ws.file("o.npy")) << "old";
+    const Outcome o =
+        ws.run(call + " --output out=" + ws.file("a.npy") + " --output lse=" + ws.file("o.npy"));
+    CAPTURE(o.err);
+    REQUIRE(o.code == 0);
+    std::vector<int64_t> shape;
+    read_floats(ws.file("a.npy"), &shape);
+    CHECK(shape == std::vector<int64_t>{2, 2, 2, 3});
+    read_floats(ws.file("o.npy"), &shape);
+    CHECK(shape == std::vector<int64_t>{2, 2, 2});
+    for (const auto &entry : fs::directory_iterator(ws.dir))
+      CHECK_FALSE(contains(entry.path().string(), "attn-run-"));
+  }
+}
+
+TEST_CASE("attn-run names what is wrong with odd inputs") {
+  Workspace ws;
+  SUBCASE("a zero-sized dim") {
+    ws.save("k0.npy", {1, 0, 1, 4}, {});
+    ws.save("v0.npy", {1, 0, 1, 3}, {});
+    const Outcome o = ws.run(lib + " --kernel fake_lib_core --input q=" + ws.file("q.npy") +
+                             " --input k=" + ws.file("k0.npy") + " --input v=" + ws.file("v0.npy"));
+    CAPTURE(o.err);
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, "input 'k'"));
+    CHECK(contains(o.err, "size 0 in dim 1 (Sk)"));
+    CHECK(contains(o.err, "not allowed"));
+    CHECK_FALSE(contains(o.err, "null data"));
+  }
+  SUBCASE("a zero head dim") {
+    ws.save("q0.npy", {1, 2, 2, 0}, {});
+    const Outcome o = ws.run(lib + " --kernel fake_lib_core --input q=" + ws.file("q0.npy") +
+                             " --input k=" + ws.file("k.npy") + " --input v=" + ws.file("v.npy"));
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, "size 0 in dim 3"));
+    CHECK_FALSE(contains(o.err, "null data"));
+  }
+  SUBCASE("a fifo") {
+    // A fifo holding a valid .npy: this process holds it open for writing (O_RDWR does not wait
+    // for a reader), with q.npy's bytes in its buffer, so a reader neither blocks nor hangs.
+    const std::string fifo = ws.file("q_fifo.npy");
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    const int writer = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+    REQUIRE(writer >= 0);
+    std::ifstream q_file(ws.file("q.npy"), std::ios::binary);
+    const std::string q_bytes(std::istreambuf_iterator<char>(q_file), {});
+    REQUIRE(write(writer, q_bytes.data(), q_bytes.size()) == static_cast<ssize_t>(q_bytes.size()));
+    const Outcome o = ws.run(lib + " --kernel fake_lib_core --input q=" + fifo +
+                             " --input k=" + ws.file("k.npy") + " --input v=" + ws.file("v.npy"));
+    close(writer);
+    CAPTURE(o.err);
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, "is a fifo"));
+    CHECK_FALSE(contains(o.err, "magic"));
+  }
+  SUBCASE("a shape too large to address") {
+    std::string header =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 1, 2, 4), }";
+    header.append(118 - header.size(), ' ');
+    header += '\n';
+    std::ofstream(ws.file("huge.npy"), std::ios::binary)
+        << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(header.size()) << '\0' << header;
+    const Outcome o = ws.run(lib + " --kernel fake_lib_core --input q=" + ws.file("huge.npy") +
+                             " --input k=" + ws.file("k.npy") + " --input v=" + ws.file("v.npy"));
+    CAPTURE(o.err);
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, "too large"));
+    CHECK_FALSE(contains(o.err, "-1 bytes"));
+  }
+}
+
+TEST_CASE("attn-run opens only verified libraries unless told --unverified") {
+  Workspace ws;
+  const fs::path copy = ws.dir / "libcopy.so";
+  fs::copy_file(lib, copy);
+  const std::string call = " --kernel fake_lib_core" + ws.inputs();
+  const Outcome refused = ws.run(copy.string() + call);
+  CHECK(refused.code == 1);
+  CHECK(contains(refused.err, "no manifest"));
+  CHECK(contains(refused.err, "ATTN_ERR_LIBRARY_INTEGRITY"));
+  const Outcome unverified = ws.run(copy.string() + call + " --unverified");
+  CAPTURE(unverified.err);
+  CHECK(unverified.code == 0);
+  CHECK(ws.run(lib + " --unverified=yes --list").code == 2);
+}
+
+TEST_CASE("attn-run refuses a truncated library with a message, not a signal") {
+  Workspace ws;
+  std::ifstream in(lib, std::ios::binary);
+  const std::string bytes(std::istreambuf_iterator<char>(in), {});
+  const fs::path cut = ws.dir / "libcut.so";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 3);
+  for (const char *flag : {"", " --unverified"}) {
+    CAPTURE(flag);
+    const Outcome o = ws.run(cut.string() + " --list" + flag);
+    CHECK(o.code == 1);
+    CHECK(contains(o.err, "truncated"));
+    CHECK(contains(o.err, "ATTN_ERR_LIBRARY_INTEGRITY"));
+  }
 }

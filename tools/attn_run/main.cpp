@@ -17,6 +17,7 @@
 #include "attn/runtime.hpp"
 #include "flops.h"
 #include "npy.h"
+#include "output_files.h"
 
 namespace {
 
@@ -27,9 +28,12 @@ constexpr const char *usage_text =
     "usage: attn-run LIB --list\n"
     "       attn-run LIB --kernel ID --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]\n"
     "                [--threads N] [--max-isa ISA] [--bench [--json] [--warmup N] [--runs N]]\n"
+    "                [--unverified]\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
-    "computed, and written only where --output names a file. --max-isa (avx512, avx2, avx, sse41,\n"
-    "x86-64) caps the variant that runs, as ATTN_MAX_ISA does.\n";
+    "computed, and written only where --output names a file (all of them, or none on an error).\n"
+    "--max-isa (avx512, avx2, avx, sse41, x86-64) caps the variant that runs, as ATTN_MAX_ISA does.\n"
+    "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
+    "skips that check and needs no manifest.\n";
 
 struct NamedFile {
   std::string name, path;
@@ -38,10 +42,11 @@ struct NamedFile {
 struct Options {
   std::string library;
   std::string kernel;
-  std::vector<NamedFile> inputs, outputs;
+  std::vector<NamedFile> inputs;
+  std::vector<attn::run_tool::OutputFile> outputs;
   std::optional<int> threads;
   std::optional<std::string> max_isa;
-  bool list = false, bench = false, json = false;
+  bool list = false, bench = false, json = false, unverified = false;
   int warmup = 3, runs = 10;
 };
 
@@ -84,7 +89,7 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
       *out = *n;
       return std::nullopt;
     };
-    auto named_file = [&](std::vector<NamedFile> *list) -> std::optional<Failure> {
+    auto named_file = [&](auto *list) -> std::optional<Failure> {
       std::string text;
       if (!next(&text)) return usage(arg + " needs NAME=FILE.npy");
       const size_t eq = text.find('=');
@@ -95,8 +100,8 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
       return std::nullopt;
     };
     std::optional<Failure> failure;
-    const bool is_flag =
-        arg == "--help" || arg == "-h" || arg == "--list" || arg == "--bench" || arg == "--json";
+    const bool is_flag = arg == "--help" || arg == "-h" || arg == "--list" || arg == "--bench" ||
+                         arg == "--json" || arg == "--unverified";
     if (is_flag && has_value) {
       failure = usage(arg + " takes no value");
     } else if (arg == "--help" || arg == "-h") {
@@ -108,6 +113,8 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
       options->bench = true;
     } else if (arg == "--json") {
       options->json = true;
+    } else if (arg == "--unverified") {
+      options->unverified = true;
     } else if (arg == "--kernel") {
       if (!next(&options->kernel) || options->kernel.empty()) failure = usage("--kernel needs an id");
     } else if (arg == "--input") {
@@ -240,6 +247,25 @@ void record_sizes(const attn_arg_info &info, const attn::npy::Array &array, Call
   }
 }
 
+// Kernels take no zero-sized tensors (the runtime refuses a size below 1); an empty .npy is named
+// as such rather than as the null data pointer its empty buffer would give.
+std::optional<Failure> zero_sized_dim(const NamedFile &input, const attn_arg_info &info,
+                                      const attn::npy::Array &array) {
+  const int rank = static_cast<int>(array.shape.size());
+  const std::vector<int> declared = attn::rt::declared_dims(info, rank);
+  for (int j = 0; j < rank; ++j) {
+    if (array.shape[static_cast<size_t>(j)] != 0) continue;
+    const int d = j < static_cast<int>(declared.size()) ? declared[static_cast<size_t>(j)] : -1;
+    const std::string label = d >= 0 && info.fixed_shape[d] == 0 && info.dim_names[d] != nullptr
+                                  ? std::string(" (") + info.dim_names[d] + ")"
+                                  : "";
+    return Failure{exit_error, "input '" + input.name + "' ('" + input.path + "') has size 0 in dim " +
+                                   std::to_string(j) + label +
+                                   "; zero-sized tensors are not allowed, every size must be at least 1"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Failure> load_inputs(const Options &options, const std::vector<attn_arg_info> &infos,
                                    CallTensors *call) {
   const std::string kernel = options.kernel;
@@ -266,6 +292,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
       return Failure{exit_error, "input '" + input.name + "' ('" + input.path + "') has dtype " +
                                      dtype_text(array.dtype) + ", kernel expects " + dtype_text(info->dtype)};
     }
+    if (std::optional<Failure> zero = zero_sized_dim(input, *info, array)) return zero;
     record_sizes(*info, array, call);
   }
   for (size_t i = 0; i < infos.size(); ++i) {
@@ -282,7 +309,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
 std::optional<Failure> allocate_outputs(const Options &options, const std::vector<attn_arg_info> &infos,
                                         CallTensors *call) {
   for (size_t o = 0; o < options.outputs.size(); ++o) {
-    const NamedFile &output = options.outputs[o];
+    const attn::run_tool::OutputFile &output = options.outputs[o];
     for (size_t earlier = 0; earlier < o; ++earlier) {
       if (options.outputs[earlier].name == output.name) {
         return Failure{exit_error, "output '" + output.name + "' is given twice"};
@@ -353,13 +380,15 @@ std::optional<Failure> allocate_outputs(const Options &options, const std::vecto
 
 std::optional<Failure> write_outputs(const Options &options, const std::vector<attn_arg_info> &infos,
                                      const CallTensors &call) {
-  for (const NamedFile &output : options.outputs) {
+  std::vector<const attn::npy::Array *> arrays;
+  for (const attn::run_tool::OutputFile &output : options.outputs) {
     for (size_t i = 0; i < infos.size(); ++i) {
-      if (output.name != infos[i].name) continue;
-      std::string error;
-      if (!attn::npy::write(output.path, call.arrays[i], &error)) return Failure{exit_error, error};
+      if (output.name == infos[i].name) arrays.push_back(&call.arrays[i]);
     }
   }
+  std::string error;
+  if (!attn::run_tool::write_outputs_atomically(options.outputs, arrays, &error))
+    return Failure{exit_error, error};
   return std::nullopt;
 }
 
@@ -440,9 +469,15 @@ std::optional<Failure> run_tool(const Options &options) {
   if (options.max_isa) {
     if (attn_status s = attn_set_max_isa(options.max_isa->c_str()); s != ATTN_OK) return runtime_failure(s);
   }
+  // Every output path is checked before anything runs, so that a bad one leaves no file written.
+  if (std::string error; !attn::run_tool::check_output_paths(options.outputs, &error)) {
+    return Failure{exit_error, error};
+  }
   attn_library *library = nullptr;
-  if (attn_status s = attn_library_open(options.library.c_str(), &library); s != ATTN_OK)
-    return runtime_failure(s);
+  const attn_status opened = options.unverified
+                                 ? attn_library_open_unverified(options.library.c_str(), &library)
+                                 : attn_library_open(options.library.c_str(), &library);
+  if (opened != ATTN_OK) return runtime_failure(opened);
   struct Closer {
     attn_library *library;
     ~Closer() { attn_library_close(library); }

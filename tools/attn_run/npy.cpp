@@ -1,10 +1,11 @@
 // npy.cpp: the .npy format: magic, version, a Python-literal header dict, then raw C-order data.
 #include "npy.h"
 
+#include <sys/stat.h>
+
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <string_view>
 
@@ -212,9 +213,18 @@ bool read(const std::string &path, Array *out, std::string *error) {
   if constexpr (std::endian::native != std::endian::little) {
     return problem(error, path, "cannot be read: this machine is not little-endian");
   }
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored))
-    return problem(error, path, "is a folder, not a .npy file");
+  // Only regular files: a fifo or device has no size to check the data against, and reading one
+  // may never end.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    const char *kind = S_ISDIR(info.st_mode)    ? "a folder"
+                       : S_ISFIFO(info.st_mode) ? "a fifo"
+                       : S_ISCHR(info.st_mode)  ? "a character device"
+                       : S_ISSOCK(info.st_mode) ? "a socket"
+                                                : "not a regular file";
+    return problem(error, path,
+                   std::string("is ") + kind + ", not a .npy file; attn-run reads regular files only");
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) return problem(error, path, std::string("cannot be opened: ") + std::strerror(errno));
   file.seekg(0, std::ios::end);
@@ -267,7 +277,12 @@ bool read(const std::string &path, Array *out, std::string *error) {
   array.shape = header.shape;
   const int64_t bytes = data_bytes(array.shape, element_size(array.dtype));
   const int64_t available = file_size - static_cast<int64_t>(prefix_size + header_size);
-  if (bytes < 0 || bytes > available) {
+  if (bytes < 0) {
+    return problem(error, path,
+                   "has shape " + shape_text(array.shape) + ", too large: its data would take more than " +
+                       std::to_string(INT64_MAX) + " bytes");
+  }
+  if (bytes > available) {
     return problem(error, path,
                    "is truncated: shape " + shape_text(array.shape) + " needs " + std::to_string(bytes) +
                        " bytes of data, it has " + std::to_string(available));
@@ -287,7 +302,9 @@ bool write(const std::string &path, const Array &array, std::string *error) {
   const char *descr = descr_of(array.dtype);
   if (descr == nullptr) return problem(error, path, "cannot hold bf16 data (numpy has no bf16 dtype)");
   const int64_t bytes = data_bytes(array.shape, element_size(array.dtype));
-  if (bytes < 0 || static_cast<uint64_t>(bytes) != array.data.size()) {
+  if (bytes < 0)
+    return problem(error, path, "cannot be written: shape " + shape_text(array.shape) + " is too large");
+  if (static_cast<uint64_t>(bytes) != array.data.size()) {
     return problem(error, path,
                    "cannot be written: shape " + shape_text(array.shape) + " needs " + std::to_string(bytes) +
                        " bytes, the array holds " + std::to_string(array.data.size()));

@@ -49,8 +49,11 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
 // C header declaring <basename>_register_kernels() and including each kernel's Halide header.
 std::string library_header(const std::vector<KernelRecord> &kernels, const std::string &basename);
 
-// JSON manifest: ids, spec texts, targets, argument lists, attnc and Halide versions.
-std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::string &basename);
+// JSON manifest: ids, spec texts, targets, argument lists, attnc and Halide versions, and for a
+// shared library the SHA-256 of its file (library_sha256, 64 hex digits; "" leaves it out), which
+// attn_library_open checks before loading the library.
+std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::string &basename,
+                          const std::string &library_sha256 = "");
 
 // The runtime headers the entry source includes, so attnc can compile it on its own.
 struct EmbeddedHeader {

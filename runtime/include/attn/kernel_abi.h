@@ -44,7 +44,8 @@ typedef struct attn_kernel_desc {
   const attn_kernel_variant *variants;
   int (*run_variant)(attn_call_context *context, void **buffers, int32_t variant);
   /* Frees the scratch blocks the kernel's cache keeps between calls (attn/workspace_cache.h);
-   * null where it keeps none. */
+   * null where it keeps none. The runtime also calls it when it closes a shared library, whose
+   * cache would otherwise be out of reach once unloaded. */
   void (*release_memory)(void);
 } attn_kernel_desc;
 

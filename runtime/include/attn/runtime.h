@@ -29,7 +29,9 @@ typedef enum attn_status {
   ATTN_ERR_ABI_MISMATCH = 12,      /* a library built for another attnc ABI version */
   ATTN_ERR_UNSUPPORTED_CPU = 13,   /* the kernel needs CPU features this machine lacks */
   ATTN_ERR_MANIFEST_MISMATCH = 14, /* a library whose manifest does not match its kernels */
-  ATTN_ERR_INVALID_VALUE = 15      /* a tensor value out of its range (key_lengths > Sk, ...) */
+  ATTN_ERR_INVALID_VALUE = 15,     /* a tensor value out of its range (key_lengths > Sk, ...) */
+  ATTN_ERR_LIBRARY_INTEGRITY = 16  /* a library file that is truncated, has no manifest, or is not
+                                      the file its manifest's SHA-256 names */
 } attn_status;
 
 typedef enum attn_dtype { ATTN_F32 = 1, ATTN_F16 = 2, ATTN_BF16 = 3, ATTN_I32 = 4, ATTN_U8 = 5 } attn_dtype;
@@ -90,9 +92,17 @@ attn_status attn_find_kernel(const char *id, const attn_kernel **out);
 int attn_kernel_count(void);
 const attn_kernel *attn_kernel_at(int index);
 
-/* A shared kernel library (attnc gen --shared): checked against its ABI version, the CPU and
- * its manifest (the .json beside it, when present) before any kernel is handed out. */
+/* A shared kernel library (attnc gen --shared). Before any of its code runs, the file must be a
+ * complete ELF file whose SHA-256 is the one its manifest (the .json attnc wrote beside it)
+ * records, else ATTN_ERR_LIBRARY_INTEGRITY; the file checked is the file loaded. Then its ABI
+ * version, the CPU and every field of the manifest (ABI version, kernels, args, CPU features,
+ * variants) are checked against what the library exports before any kernel is handed out.
+ * attn_library_open_unverified skips the hash and needs no manifest (one present is still
+ * checked, all but its hash): for libraries the caller built or checked itself. Closing a
+ * library frees the scratch blocks its kernels keep (attn_kernel_release_memory) and unloads it;
+ * its kernel handles are then invalid. */
 attn_status attn_library_open(const char *path, attn_library **out);
+attn_status attn_library_open_unverified(const char *path, attn_library **out);
 void attn_library_close(attn_library *library);
 attn_status attn_library_find_kernel(const attn_library *library, const char *id, const attn_kernel **out);
 int attn_library_kernel_count(const attn_library *library);

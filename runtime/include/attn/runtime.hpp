@@ -178,6 +178,12 @@ class Library {
     if (attn_status s = attn_library_open(path, &handle); s != ATTN_OK) return Status::from(s);
     return Library(handle);
   }
+  // Without the manifest's SHA-256 check (attn_library_open_unverified).
+  static Result<Library> open_unverified(const char *path) {
+    attn_library *handle = nullptr;
+    if (attn_status s = attn_library_open_unverified(path, &handle); s != ATTN_OK) return Status::from(s);
+    return Library(handle);
+  }
 
   Library(Library &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
   Library &operator=(Library &&other) noexcept {
