@@ -19,6 +19,12 @@ if(ATTNC_SANITIZE)
   # Every finding is fatal, so a test that triggers one fails instead of printing and passing.
   add_compile_options(-fsanitize=${ATTNC_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
   add_link_options(-fsanitize=${ATTNC_SANITIZE})
+  # Under TSan the test kernels and their Halide runtime are generated with Halide's tsan feature:
+  # the runtime's thread pool then synchronizes through atomics TSan sees (without it, every hand-off
+  # of work to a pool thread reads as a race).
+  if("thread" IN_LIST _attnc_sanitizers)
+    set(ATTNC_TEST_TARGET_FEATURES "-tsan")
+  endif()
 endif()
 
 if(ATTNC_BUILD_FUZZERS)

@@ -19,7 +19,8 @@ std::vector<RunCase> all_cases() {
 
 // The first run's out, and every later run (a copy of the call, so other addresses) against it.
 void check_repeatable(PreparedCase &prepared, const std::vector<int> &thread_counts, int runs_per_count) {
-  REQUIRE(run_fresh(prepared.kernel, prepared.call) == ATTN_OK);
+  const attn_status status = run_fresh(prepared.kernel, prepared.call);
+  REQUIRE_MESSAGE(status == ATTN_OK, status_name(status), ": ", last_error());
   const Tensor first = prepared.call.tensors.at("out");
   for (int threads : thread_counts) {
     CAPTURE(threads);
@@ -56,9 +57,9 @@ TEST_CASE("1, 2, 3 and 8 threads give the same bits") {
 TEST_CASE("each ISA variant of the dispatch kernel is reproducible on its own") {
   RuntimeDefaults defaults;
   PreparedCase prepared = prepare(dispatch_case(), 23);
-  for (const char *limit : {"x86-64", "avx2", "avx512"}) {
+  for (const std::string limit : {"x86-64", "avx2", "avx512"}) {
     CAPTURE(limit);
-    REQUIRE(attn_set_max_isa(limit) == ATTN_OK);
+    REQUIRE(attn_set_max_isa(limit.c_str()) == ATTN_OK);
     CAPTURE(std::string(attn_kernel_selected_target(prepared.kernel)));
     check_repeatable(prepared, {1, 2, 8}, 2);
   }
