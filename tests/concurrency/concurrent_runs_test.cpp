@@ -143,6 +143,7 @@ TEST_CASE("eight threads on several kernels get serial outputs while the ISA lim
   cases.push_back(serial_outcomes(dispatch_case(), 11, isa_limits()));
   // The dispatch kernel always has a variant, whatever the limit; different ones may round differently.
   CHECK(!cases.back().may_be_refused);
+  MESSAGE("the dispatch kernel's variants give ", cases.back().outputs.size(), " different outputs");
   unsigned seed = 12;
   for (const RunCase &c : native_cases()) cases.push_back(serial_outcomes(c, seed++, isa_limits()));
   run_workers(cases, 2 * static_cast<int>(cases.size()), Interleaving{true, true});
