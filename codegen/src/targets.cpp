@@ -39,7 +39,6 @@ std::string native_target() {
   return t.without_feature(Halide::Target::NoRuntime).to_string();
 }
 
-
 // The targets of one named set: "host", "native" or "x86".
 std::vector<std::string> named_set(const std::string &name) {
   if (name == "native") return {native_target()};
@@ -60,9 +59,8 @@ TargetList expand_targets(const std::string &spec) {
     const std::string set_name = item.substr(0, dash);
     // "host-tsan" is also a Halide target string (this machine's target plus tsan), and
     // "x86-64-linux" starts like "x86": a named set with features wins for host and native only.
-    const bool named_with_features =
-        dash != std::string::npos && is_named_set(set_name) &&
-        (set_name != "x86" || !Halide::Target::validate_target_string(item));
+    const bool named_with_features = dash != std::string::npos && is_named_set(set_name) &&
+                                     (set_name != "x86" || !Halide::Target::validate_target_string(item));
     if (is_named_set(item)) {
       for (const std::string &t : named_set(item)) result.targets.push_back(t);
     } else if (named_with_features) {
@@ -78,7 +76,8 @@ TargetList expand_targets(const std::string &spec) {
     } else if (Halide::Target::validate_target_string(item)) {
       result.targets.push_back(Halide::Target(item).to_string());
     } else {
-      result.message = "target '" + item + "' is not a Halide target string, 'host', 'native' or 'x86' "
+      result.message = "target '" + item +
+                       "' is not a Halide target string, 'host', 'native' or 'x86' "
                        "(each may take extra features: 'native-tsan')";
       return result;
     }

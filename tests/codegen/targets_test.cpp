@@ -1,9 +1,9 @@
 // Target sets: named sets, Halide target strings, and named sets with extra features.
+#include "attnc/targets.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
-
-#include "attnc/targets.h"
 
 namespace {
 

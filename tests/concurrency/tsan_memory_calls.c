@@ -4,6 +4,12 @@
 #include <stddef.h>
 #include <string.h>
 
-void *__tsan_memset(void *dest, int value, size_t bytes) { return memset(dest, value, bytes); }
-void *__tsan_memcpy(void *dest, const void *src, size_t bytes) { return memcpy(dest, src, bytes); }
-void *__tsan_memmove(void *dest, const void *src, size_t bytes) { return memmove(dest, src, bytes); }
+void *__tsan_memset(void *dest, int value, size_t bytes) {
+  return memset(dest, value, bytes);
+}
+void *__tsan_memcpy(void *dest, const void *src, size_t bytes) {
+  return memcpy(dest, src, bytes);
+}
+void *__tsan_memmove(void *dest, const void *src, size_t bytes) {
+  return memmove(dest, src, bytes);
+}

@@ -53,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MemoryFile copy;
   FUZZ_CHECK(attn::npy::write(copy.path(), array, &error), "writing what was read failed: %s", error.c_str());
   attn::npy::Array again;
-  FUZZ_CHECK(attn::npy::read(copy.path(), &again, &error), "reading what was written failed: %s", error.c_str());
+  FUZZ_CHECK(attn::npy::read(copy.path(), &again, &error), "reading what was written failed: %s",
+             error.c_str());
   FUZZ_CHECK(again.dtype == array.dtype && again.shape == array.shape && again.data == array.data,
              "a write and a read changed the array");
   return 0;

@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(again.ok, "the printed spec '%s' does not parse: %s", printed.c_str(), again.message.c_str());
     FUZZ_CHECK(attn::to_string(again.spec) == printed, "'%s' prints as '%s' after a round trip",
                printed.c_str(), attn::to_string(again.spec).c_str());
-    FUZZ_CHECK(attn::kernel_id(again.spec) == attn::kernel_id(spec.spec), "the round trip of '%s' changes its id",
-               printed.c_str());
+    FUZZ_CHECK(attn::kernel_id(again.spec) == attn::kernel_id(spec.spec),
+               "the round trip of '%s' changes its id", printed.c_str());
   }
 
   const attn::MaskParseResult mask = attn::parse_mask(text);

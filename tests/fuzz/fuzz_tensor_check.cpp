@@ -38,7 +38,7 @@ constexpr int oracle_arg_count = sizeof(oracle_args) / sizeof(oracle_args[0]);
 struct Described {
   std::string name;
   bool is_output = false;
-  bool backed = false;         // real memory covers [lowest, highest]
+  bool backed = false;                // real memory covers [lowest, highest]
   __int128 lowest = 0, highest = -1;  // byte offsets from data of the described elements
   std::vector<uint8_t> memory;
   uint8_t *data = nullptr;
@@ -82,12 +82,12 @@ int oracle_run(attn_call_context *, void **buffers) {
       FUZZ_CHECK(dim.min == 0 && dim.extent >= 0, "'%s' dim %d: min %d extent %d", info.name, caller_dim,
                  dim.min, dim.extent);
       if (info.fixed_shape[caller_dim] > 0)
-        FUZZ_CHECK(dim.extent == info.fixed_shape[caller_dim], "'%s' dim %d: extent %d, fixed %lld", info.name,
-                   caller_dim, dim.extent, static_cast<long long>(info.fixed_shape[caller_dim]));
+        FUZZ_CHECK(dim.extent == info.fixed_shape[caller_dim], "'%s' dim %d: extent %d, fixed %lld",
+                   info.name, caller_dim, dim.extent, static_cast<long long>(info.fixed_shape[caller_dim]));
       if (const char *dim_name = info.dim_names[caller_dim]; dim_name != nullptr) {
         const auto [known, inserted] = named_sizes.emplace(dim_name, dim.extent);
-        FUZZ_CHECK(inserted || known->second == dim.extent, "'%s' dim %s: %d, elsewhere %d", info.name, dim_name,
-                   dim.extent, known->second);
+        FUZZ_CHECK(inserted || known->second == dim.extent, "'%s' dim %s: %d, elsewhere %d", info.name,
+                   dim_name, dim.extent, known->second);
       }
       elements *= dim.extent;
       if (dim.extent > 0) {
@@ -130,16 +130,29 @@ int oracle_run(attn_call_context *, void **buffers) {
 void no_threads(int) {}
 
 constexpr attn_kernel_desc oracle = {
-    ATTN_ABI_VERSION, "fuzz_oracle",
-    "form=core heads=2 kv_heads=1 head_dim=4 head_dim_v=3 mask=padding&tensor lse=true dtype=f32", "host", "",
-    oracle_arg_count, oracle_args, oracle_run, no_threads, 0, nullptr, nullptr, nullptr};
+    ATTN_ABI_VERSION,
+    "fuzz_oracle",
+    "form=core heads=2 kv_heads=1 head_dim=4 head_dim_v=3 mask=padding&tensor lse=true dtype=f32",
+    "host",
+    "",
+    oracle_arg_count,
+    oracle_args,
+    oracle_run,
+    no_threads,
+    0,
+    nullptr,
+    nullptr,
+    nullptr};
 
 const attn_kernel *oracle_kernel() {
   static const attn_kernel *kernel = [] {
     attn_register_kernel(&oracle);
-    std::atexit([] { std::fprintf(stderr, "fuzz_tensor_check: %ld calls, %ld reached the kernel\n", calls, calls_run); });
+    std::atexit([] {
+      std::fprintf(stderr, "fuzz_tensor_check: %ld calls, %ld reached the kernel\n", calls, calls_run);
+    });
     const attn_kernel *found = nullptr;
-    FUZZ_CHECK(attn_find_kernel("fuzz_oracle", &found) == ATTN_OK, "oracle not registered: %s", attn_last_error());
+    FUZZ_CHECK(attn_find_kernel("fuzz_oracle", &found) == ATTN_OK, "oracle not registered: %s",
+               attn_last_error());
     return found;
   }();
   return kernel;
@@ -149,8 +162,8 @@ const char *const names[] = {"mask", "q", "k", "v", "key_lengths", "out", "lse",
 constexpr int name_count = sizeof(names) / sizeof(names[0]);
 
 int64_t interesting_size(FuzzedDataProvider &in) {
-  static const int64_t sizes[] = {0, 1, 2, 3, 4, 5, 7, -1, -2, INT32_MAX, int64_t{INT32_MAX} + 1, int64_t{1} << 40,
-                                  INT64_MAX, INT64_MIN};
+  static const int64_t sizes[] = {
+      0, 1, 2, 3, 4, 5, 7, -1, -2, INT32_MAX, int64_t{INT32_MAX} + 1, int64_t{1} << 40, INT64_MAX, INT64_MIN};
   return sizes[in.ConsumeIntegralInRange<size_t>(0, sizeof(sizes) / sizeof(sizes[0]) - 1)];
 }
 
@@ -172,7 +185,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   FuzzedDataProvider in(input, size);
   const attn_kernel *kernel = oracle_kernel();
   // Sizes most tensors agree on, so that calls get past the checks often.
-  const int64_t batch = in.ConsumeIntegralInRange<int64_t>(1, 3), seq_q = in.ConsumeIntegralInRange<int64_t>(1, 4),
+  const int64_t batch = in.ConsumeIntegralInRange<int64_t>(1, 3),
+                seq_q = in.ConsumeIntegralInRange<int64_t>(1, 4),
                 seq_k = in.ConsumeIntegralInRange<int64_t>(1, 5);
   const int arg_count = in.ConsumeIntegralInRange<int>(0, 9);
 
@@ -204,19 +218,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
         shape.push_back(s);
       }
       // Leading dims left out, or given as 1, where they broadcast.
-      if (info->broadcast_dims != 0 && in.ConsumeBool()) shape.erase(shape.begin(), shape.begin() + in.ConsumeIntegralInRange<int>(0, 2));
+      if (info->broadcast_dims != 0 && in.ConsumeBool())
+        shape.erase(shape.begin(), shape.begin() + in.ConsumeIntegralInRange<int>(0, 2));
       if (info->broadcast_dims != 0 && in.ConsumeBool()) shape.front() = 1;
     } else {
       const int rank = in.ConsumeIntegralInRange<int>(0, ATTN_MAX_RANK + 1);
-      for (int d = 0; d < rank; ++d) shape.push_back(in.ConsumeBool() ? in.ConsumeIntegralInRange<int64_t>(1, 5) : interesting_size(in));
+      for (int d = 0; d < rank; ++d)
+        shape.push_back(in.ConsumeBool() ? in.ConsumeIntegralInRange<int64_t>(1, 5) : interesting_size(in));
     }
     // A few sizes changed to something odd.
     // (Rare choices are the range's top value: an exhausted input gives the bottom one.)
     for (int n = 0; n < 4 && !shape.empty() && in.ConsumeIntegralInRange<int>(0, 5) == 5; ++n)
       shape[in.ConsumeIntegralInRange<size_t>(0, shape.size() - 1)] = interesting_size(in);
     const int rank = static_cast<int>(shape.size());
-    arg.tensor.rank = in.ConsumeIntegralInRange<int>(0, 15) == 15 ? in.ConsumeIntegralInRange<int>(-2, 10) : rank;
-    if (arg.tensor.rank > rank) shape.resize(static_cast<size_t>(arg.tensor.rank), 1);  // rank entries, always
+    arg.tensor.rank =
+        in.ConsumeIntegralInRange<int>(0, 15) == 15 ? in.ConsumeIntegralInRange<int>(-2, 10) : rank;
+    if (arg.tensor.rank > rank)
+      shape.resize(static_cast<size_t>(arg.tensor.rank), 1);  // rank entries, always
     arg.tensor.shape = shape.empty() ? nullptr : shape.data();
 
     // Strides: none (dense), dense, or dense with some changed.
@@ -227,13 +245,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
       __int128 dense = 1;
       for (int d = used_rank - 1; d >= 0; --d) {
         stride[static_cast<size_t>(d)] = dense > INT64_MAX ? INT64_MAX : static_cast<int64_t>(dense);
-        dense = std::min<__int128>(dense * std::max<int64_t>(shape[static_cast<size_t>(d)], 1), __int128{1} << 64);
+        dense = std::min<__int128>(dense * std::max<int64_t>(shape[static_cast<size_t>(d)], 1),
+                                   __int128{1} << 64);
       }
       for (int n = 0; n < 4 && !stride.empty() && in.ConsumeIntegralInRange<int>(0, 2) == 2; ++n) {
         const size_t d = in.ConsumeIntegralInRange<size_t>(0, stride.size() - 1);
         const int64_t nudge = in.ConsumeIntegralInRange<int64_t>(-3, 3);
-        stride[d] = in.ConsumeBool() && stride[d] < INT64_MAX - 3 && stride[d] > INT64_MIN + 3 ? stride[d] + nudge
-                                                                                        : interesting_size(in);
+        stride[d] = in.ConsumeBool() && stride[d] < INT64_MAX - 3 && stride[d] > INT64_MIN + 3
+                        ? stride[d] + nudge
+                        : interesting_size(in);
       }
     }
     arg.tensor.strides = stride.empty() ? nullptr : stride.data();
@@ -290,8 +310,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
     return 0;
   }
   FUZZ_CHECK(oracle_runs == 0, "attn_run failed (%s) after running the kernel", attn_status_name(status));
-  FUZZ_CHECK(status >= ATTN_ERR_INVALID_ARGUMENT && status <= ATTN_ERR_INVALID_VALUE, "status %d is not named",
-             static_cast<int>(status));
+  FUZZ_CHECK(status >= ATTN_ERR_INVALID_ARGUMENT && status <= ATTN_ERR_INVALID_VALUE,
+             "status %d is not named", static_cast<int>(status));
   FUZZ_CHECK(attn_last_error()[0] != '\0', "%s without a message", attn_status_name(status));
   for (const Described &d : described)
     FUZZ_CHECK(std::all_of(d.memory.begin(), d.memory.end(), [](uint8_t b) { return b == untouched; }),
