@@ -158,6 +158,7 @@ const attn_kernel *oracle_kernel() {
   return kernel;
 }
 
+// The declared names first, in oracle_args order; then names no kernel takes.
 const char *const names[] = {"mask", "q", "k", "v", "key_lengths", "out", "lse", "bogus", ""};
 constexpr int name_count = sizeof(names) / sizeof(names[0]);
 
@@ -188,7 +189,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   const int64_t batch = in.ConsumeIntegralInRange<int64_t>(1, 3),
                 seq_q = in.ConsumeIntegralInRange<int64_t>(1, 4),
                 seq_k = in.ConsumeIntegralInRange<int64_t>(1, 5);
-  const int arg_count = in.ConsumeIntegralInRange<int>(0, 9);
+  // Half the calls give every argument once, in order (then maybe one more); the others any names.
+  const bool every_argument = in.ConsumeBool();
+  const int arg_count = every_argument ? oracle_arg_count + in.ConsumeIntegralInRange<int>(0, 1)
+                                       : in.ConsumeIntegralInRange<int>(0, 9);
 
   described.clear();
   described.reserve(static_cast<size_t>(arg_count));
@@ -196,7 +200,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   std::vector<attn_arg> args(static_cast<size_t>(arg_count));
   for (int a = 0; a < arg_count; ++a) {
     attn_arg &arg = args[static_cast<size_t>(a)];
-    const int which = in.ConsumeIntegralInRange<int>(0, name_count);  // name_count: a null name
+    const int which = every_argument && a < oracle_arg_count
+                          ? a
+                          : in.ConsumeIntegralInRange<int>(0, name_count);  // name_count: a null name
     arg.name = which < name_count ? names[which] : nullptr;
     const attn_arg_info *info = nullptr;
     for (const attn_arg_info &candidate : oracle_args)
