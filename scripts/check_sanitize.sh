@@ -7,6 +7,7 @@
 #   scripts/check_sanitize.sh --quick [PLAIN_BUILD]  the share `make test` runs: ASan+UBSan tree without
 #                                                    tests/kernels (dsl, runtime, concurrency, fuzz targets)
 #   scripts/check_sanitize.sh --build-only [PLAIN_BUILD]   configure and build the quick tree only
+#   scripts/check_sanitize.sh --build-thread [PLAIN_BUILD] configure and build the TSan tree only
 #
 # Trees: PLAIN_BUILD/sanitize-address (ASan+UBSan, Clang, with the libFuzzer targets) and
 # PLAIN_BUILD/sanitize-thread. Settings: JOBS (2), CLANG_CXX (clang++), CLANG_C (clang).
@@ -15,7 +16,8 @@ mode=full
 case "${1:-}" in
   --quick) mode=quick; shift ;;
   --build-only) mode=build-only; shift ;;
-  --*) echo "check_sanitize: unknown option '$1' (valid: --quick, --build-only)" >&2; exit 2 ;;
+  --build-thread) mode=build-thread; shift ;;
+  --*) echo "check_sanitize: unknown option '$1' (valid: --quick, --build-only, --build-thread)" >&2; exit 2 ;;
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 plain=$(cd "${1:-$root/build}" && pwd)
@@ -52,6 +54,17 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
 address="$plain/sanitize-address"
+thread="$plain/sanitize-thread"
+build_thread_tree() {
+  echo "check_sanitize: TSan tree $thread (concurrency and runtime suites)"
+  configure_tree "$thread" thread OFF OFF
+  "$cmake" --build "$thread" -j "$jobs"
+}
+if [ "$mode" = build-thread ]; then
+  build_thread_tree
+  exit 0
+fi
+
 kernel_tests=OFF
 [ "$mode" = full ] && kernel_tests=ON
 echo "check_sanitize: ASan+UBSan tree $address (kernel suites: $kernel_tests)"
@@ -63,9 +76,6 @@ configure_tree "$address" address,undefined ON "$kernel_tests"
 "$ctest" --test-dir "$address" --output-on-failure -j "$jobs" -LE fuzz
 
 if [ "$mode" = full ]; then
-  thread="$plain/sanitize-thread"
-  echo "check_sanitize: TSan tree $thread (concurrency and runtime suites)"
-  configure_tree "$thread" thread OFF OFF
-  "$cmake" --build "$thread" -j "$jobs"
+  build_thread_tree
   "$ctest" --test-dir "$thread" --output-on-failure -j 1 -L "concurrency|runtime"
 fi
