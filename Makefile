@@ -7,7 +7,7 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo bench clean
+.PHONY: setup configure build test demo bench check-sanitize fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -31,6 +31,17 @@ bench: configure
 	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
 	@$(VENV)/bin/python bench/scaling.py $(BUILD)
 	@$(VENV)/bin/python bench/paired.py $(BUILD)
+
+# ASan+UBSan over every suite (kernels included) and TSan over the concurrency and runtime suites,
+# in trees beside $(BUILD) that reuse its attnc (scripts/check_sanitize.sh).
+check-sanitize: build
+	@JOBS=$(JOBS) bash scripts/check_sanitize.sh $(BUILD)
+
+# Each libFuzzer target for FUZZ_SECONDS (300) in the ASan+UBSan tree; new inputs stay in that tree.
+FUZZ_SECONDS ?= 300
+fuzz: build
+	@JOBS=$(JOBS) bash scripts/check_sanitize.sh --build-only $(BUILD)
+	@cd $(BUILD)/sanitize-address && FUZZ_SECONDS=$(FUZZ_SECONDS) $(CTEST) --output-on-failure -L fuzz
 
 clean:
 	rm -rf $(BUILD)

@@ -17,6 +17,12 @@ if [ ! -f /usr/include/doctest/doctest.h ] && [ ! -f /usr/include/doctest.h ]; t
   apt_install doctest-dev g++ make
 fi
 
+# Clang with its sanitizer and libFuzzer runtimes: the sanitizer and fuzzing trees (make test runs
+# them; scripts/check_sanitize.sh). Debian 12's clang is 14; libclang-rt-14-dev holds libFuzzer.
+if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclang_rt.fuzzer-$(uname -m).a 2>/dev/null)" ]; then
+  apt_install clang libclang-rt-14-dev
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup: creating $venv"
   # Debian's own python3 needs python3-venv for this; other Pythons bring venv with them.

@@ -78,9 +78,6 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     o << "    {" << c_string(k.targets[v]) << ", " << c_string(k.variant_cpu_features[v]) << "},\n";
   o << "};\n\n";
   o << "static int " << id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n";
-  o << "  halide_set_error_handler(attn_abi_record_error);\n";
-  o << "  halide_set_custom_malloc(attn_workspace_malloc);\n";
-  o << "  halide_set_custom_free(attn_workspace_free);\n";
   if (split || any_short) o << "  const int32_t seq_q = attn_halide_extent(buffers[" << k.q_arg << "], 2);\n";
   if (any_short || any_packed || any_blocks)
     o << "  const int32_t seq_k = attn_halide_extent(buffers[" << k.k_arg << "], 2);\n";
@@ -176,7 +173,15 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "  return (double)((n + tile - 1) / tile * tile);\n"
     << "}\n\n"
     << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n"
-    << "static void " << basename << "_release_memory(void) { attn_workspace_release(); }\n\n";
+    << "static void " << basename << "_release_memory(void) { attn_workspace_release(); }\n\n"
+    // Once, at load, not in every call: a call setting them while another thread's kernel reads
+    // them is a data race (TSan, tests/concurrency). Every entry installs the same functions.
+    << "/* The Halide runtime's error handler and allocator (the scratch-block cache). */\n"
+    << "__attribute__((constructor)) static void " << basename << "_install_halide_hooks(void) {\n"
+    << "  halide_set_error_handler(attn_abi_record_error);\n"
+    << "  halide_set_custom_malloc(attn_workspace_malloc);\n"
+    << "  halide_set_custom_free(attn_workspace_free);\n"
+    << "}\n\n";
   for (const KernelRecord &k : kernels) write_kernel(o, k, basename);
   o << "static const attn_kernel_desc *const " << basename << "_table[] = {\n";
   for (const KernelRecord &k : kernels) o << "    &" << k.id << "_desc,\n";

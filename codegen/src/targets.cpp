@@ -39,24 +39,46 @@ std::string native_target() {
   return t.without_feature(Halide::Target::NoRuntime).to_string();
 }
 
+// The targets of one named set: "host", "native" or "x86".
+std::vector<std::string> named_set(const std::string &name) {
+  if (name == "native") return {native_target()};
+  if (name == "host" && Halide::get_host_target().arch != Halide::Target::X86) return {native_target()};
+  return x86_dispatch_set();
+}
+
+bool is_named_set(const std::string &name) {
+  return name == "host" || name == "native" || name == "x86";
+}
+
 }  // namespace
 
 TargetList expand_targets(const std::string &spec) {
   TargetList result;
   for (const std::string &item : split(spec, ',')) {
-    if (item == "host" || item == "x86") {
-      Halide::Target host = Halide::get_host_target();
-      if (item == "host" && host.arch != Halide::Target::X86) {
-        result.targets.push_back(native_target());
-        continue;
+    const size_t dash = item.find('-');
+    const std::string set_name = item.substr(0, dash);
+    // "host-tsan" is also a Halide target string (this machine's target plus tsan), and
+    // "x86-64-linux" starts like "x86": a named set with features wins for host and native only.
+    const bool named_with_features = dash != std::string::npos && is_named_set(set_name) &&
+                                     (set_name != "x86" || !Halide::Target::validate_target_string(item));
+    if (is_named_set(item)) {
+      for (const std::string &t : named_set(item)) result.targets.push_back(t);
+    } else if (named_with_features) {
+      // A named set with extra features for every target of it ("native-tsan": the sanitizer trees).
+      const std::string features = item.substr(dash + 1);
+      for (const std::string &t : named_set(set_name)) {
+        if (!Halide::Target::validate_target_string(t + "-" + features)) {
+          result.message = "target '" + item + "': '" + features + "' are not Halide target features";
+          return result;
+        }
+        result.targets.push_back(Halide::Target(t + "-" + features).to_string());
       }
-      for (const std::string &t : x86_dispatch_set()) result.targets.push_back(t);
-    } else if (item == "native") {
-      result.targets.push_back(native_target());
     } else if (Halide::Target::validate_target_string(item)) {
       result.targets.push_back(Halide::Target(item).to_string());
     } else {
-      result.message = "target '" + item + "' is not a Halide target string, 'host', 'native' or 'x86'";
+      result.message = "target '" + item +
+                       "' is not a Halide target string, 'host', 'native' or 'x86' "
+                       "(each may take extra features: 'native-tsan')";
       return result;
     }
   }

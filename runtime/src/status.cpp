@@ -47,7 +47,11 @@ extern "C" const char *attn_last_error(void) {
 }
 
 extern "C" const char *attn_status_name(attn_status status) {
-  switch (status) {
+  // A C caller may pass any int; read it as one, since an attn_status holding a value outside the
+  // enum is undefined in C++ (UBSan: "load of value 99, which is not a valid value").
+  std::underlying_type_t<attn_status> code;
+  std::memcpy(&code, &status, sizeof(code));
+  switch (code) {
     case ATTN_OK:
       return "ATTN_OK";
     case ATTN_ERR_INVALID_ARGUMENT:

@@ -1,0 +1,48 @@
+// Target sets: named sets, Halide target strings, and named sets with extra features.
+#include "attnc/targets.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace {
+
+bool ends_with(const std::string &text, const std::string &tail) {
+  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TEST_CASE("a named set with features gives every target of the set those features") {
+  const attnc::TargetList plain = attnc::expand_targets("x86");
+  const attnc::TargetList tsan = attnc::expand_targets("x86-tsan");
+  REQUIRE(plain.ok);
+  REQUIRE(tsan.ok);
+  REQUIRE(tsan.targets.size() == plain.targets.size());
+  for (const std::string &t : tsan.targets) {
+    CAPTURE(t);
+    CHECK(ends_with(t, "-tsan"));
+  }
+  // "host-tsan" is the dispatch set (on x86), not Halide's host target with tsan.
+  const attnc::TargetList host = attnc::expand_targets("host");
+  const attnc::TargetList host_tsan = attnc::expand_targets("host-tsan");
+  REQUIRE(host_tsan.ok);
+  CHECK(host_tsan.targets.size() == host.targets.size());
+  const attnc::TargetList native = attnc::expand_targets("native-tsan");
+  REQUIRE(native.ok);
+  CHECK(native.targets.size() == 1);
+}
+
+TEST_CASE("Halide target strings that start like a set name stay Halide target strings") {
+  const attnc::TargetList list = attnc::expand_targets("x86-64-linux-avx2");
+  REQUIRE(list.ok);
+  REQUIRE(list.targets.size() == 1);
+  CHECK(list.targets[0].find("avx2") != std::string::npos);
+}
+
+TEST_CASE("unknown features after a set name are refused, naming them") {
+  const attnc::TargetList list = attnc::expand_targets("host-nonsense_feature");
+  CHECK(!list.ok);
+  CHECK(list.message.find("nonsense_feature") != std::string::npos);
+  CHECK(!attnc::expand_targets("hostile").ok);
+}
+
+}  // namespace
