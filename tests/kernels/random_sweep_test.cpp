@@ -1,0 +1,140 @@
+// The randomized differential sweep: random (spec, shape, layout, inputs) cases against the fp64
+// reference with the kernel suites' pass rule, on this machine's variant and on the AVX2 variant.
+// `make test` runs a fixed-seed share (label sweep); `make sweep` runs SWEEP_CASES per target.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "random_cases.h"
+#include "random_sweep_specs.h"
+
+namespace {
+
+using namespace attnc::test;
+
+// The share `make test` runs: about 40 s per target on one core of the 2-core build machine.
+constexpr int default_cases_per_target = 300;
+constexpr uint64_t default_seed = 20261204;
+
+struct Verdict {
+  bool ran = false;  // attn_run returned ATTN_OK
+  bool pass = false;
+};
+
+// Runs one case and checks it (doctest CHECKs, with the case captured).
+Verdict check_case(const RandomCase &c) {
+  CAPTURE(c);
+  const attn::Spec spec = parse(c.spec);
+  const attn_kernel *kernel = find_kernel(spec);
+  REQUIRE(kernel != nullptr);
+  std::mt19937 rng(c.values_seed);
+  const bool core = spec.form == attn::Form::core;
+  Call call = core ? make_core_call(spec, c.batch, c.seq_q, c.seq_k, c.padded, rng)
+                   : make_block_call(spec, c.batch, c.seq_q, c.padded, rng);
+  if (c.q_gain != 1.0f) {
+    Tensor &q = call.tensors.at("q");
+    for (int64_t n = 0; n < q.elements(); ++n) q.logical(n) *= c.q_gain;
+  }
+  add_runtime_inputs(spec, call, c.batch, c.seq_q, c.seq_k, c.padded, c.mask_shape, rng);
+
+  Verdict verdict;
+  const attn_status status = call.run(kernel);
+  INFO("attn_run: ", status_name(status), ": ", last_error());
+  CHECK(status == ATTN_OK);
+  if (status != ATTN_OK) return verdict;
+  verdict.ran = true;
+  const Expected expected = expected_result(spec, call);
+  const Comparison out = compare(call.tensors.at("out"), expected);
+  CAPTURE(out);
+  CHECK(out.pass());
+  verdict.pass = out.pass();
+  if (spec.lse) {
+    const LseComparison lse = compare_lse(call.tensors.at("lse"), expected);
+    CAPTURE(lse);
+    CHECK(lse.pass());
+    verdict.pass = verdict.pass && lse.pass();
+  }
+  return verdict;
+}
+
+// Runs the sweep's cases over these specs and reports counts, failures and time.
+void run_sweep(const char *target_name, const std::vector<std::string> &specs) {
+  const SweepSettings settings = sweep_settings(default_cases_per_target, default_seed);
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, int> by_regime;
+  int failures = 0, errors = 0;
+  std::vector<int> failed;
+  for (int i = settings.first; i < settings.first + settings.cases; ++i) {
+    const RandomCase c = draw_case(specs, settings.seed, i);
+    std::ostringstream regime;
+    regime << c.regime;
+    ++by_regime[regime.str()];
+    const Verdict v = check_case(c);
+    if (!v.ran) ++errors;
+    if (!v.pass) {
+      ++failures;
+      failed.push_back(i);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::ostringstream summary;
+  summary << target_name << ": " << settings.cases << " cases (SWEEP_SEED=" << settings.seed
+          << ", first " << settings.first << ") over " << specs.size() << " specs in " << seconds
+          << " s; ";
+  for (const auto &[regime, n] : by_regime) summary << regime << " " << n << ", ";
+  summary << failures << " failed (" << errors << " run errors)";
+  if (!failed.empty()) {
+    summary << ": cases";
+    for (int i : failed) summary << ' ' << i;
+  }
+  MESSAGE(summary.str());
+}
+
+// Caps the instruction set for the scope, removing the cap after.
+struct MaxIsa {
+  explicit MaxIsa(const char *isa) { REQUIRE(attn_set_max_isa(isa) == ATTN_OK); }
+  ~MaxIsa() { attn_set_max_isa(nullptr); }
+};
+
+TEST_CASE("the sweep's spec lists are the linked kernels") {
+  const SpecListDrift drift = spec_list_drift(all_linked_specs());
+  CHECK_MESSAGE(drift.missing.empty(), "listed, not linked: ", drift.missing.size());
+  for (const std::string &id : drift.missing) MESSAGE("not linked: ", id);
+  CHECK_MESSAGE(drift.unlisted.empty(), "linked, not listed: ", drift.unlisted.size());
+  for (const std::string &id : drift.unlisted) MESSAGE("not listed: ", id);
+}
+
+TEST_CASE("random cases match the fp64 reference: this machine's variant, every linked spec") {
+  attn_set_max_isa(nullptr);
+  const attn_kernel *kernel = find_kernel(parse(random_sweep_specs[0]));
+  REQUIRE(kernel != nullptr);
+  MESSAGE("the two-variant kernels run ", std::string(attn_kernel_selected_target(kernel)));
+  run_sweep("this machine's variant", all_linked_specs());
+}
+
+TEST_CASE("random cases match the fp64 reference: the AVX2 variant, the two-variant specs") {
+  const attn_kernel *kernel = find_kernel(parse(random_sweep_specs[0]));
+  REQUIRE(kernel != nullptr);
+  const std::string variants = attn_kernel_target(kernel);
+  if (variants.find(',') == std::string::npos) {
+    MESSAGE("skipped: the sweep kernels have one variant (", variants, ")");
+    return;
+  }
+  MaxIsa cap("avx2");
+  const std::string selected = attn_kernel_selected_target(kernel);
+  CAPTURE(variants);
+  CAPTURE(selected);
+  if (selected.empty()) {
+    MESSAGE("skipped: this CPU runs no variant at or below AVX2 of ", variants);
+    return;
+  }
+  REQUIRE(selected.find("avx2") != std::string::npos);
+  REQUIRE(selected.find("avx512") == std::string::npos);
+  run_sweep("the AVX2 variant", {std::begin(random_sweep_specs), std::end(random_sweep_specs)});
+}
+
+}  // namespace
