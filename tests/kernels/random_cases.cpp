@@ -30,7 +30,7 @@ std::ostream &operator<<(std::ostream &os, const RandomCase &c) {
      << ", B=" << c.batch << ", Sq=" << c.seq_q << ", Sk=" << c.seq_k << ", mask/bias " << c.mask_shape
      << (c.padded ? ", padded strides" : ", dense");
   if (c.q_gain != 1.0f) os << ", q x" << c.q_gain;
-  return os << ", values seed " << c.values_seed << "; rerun: SWEEP_SEED=" << c.sweep_seed
+  return os << ", " << c.inputs << ", values seed " << c.values_seed << "; rerun: SWEEP_SEED=" << c.sweep_seed
             << " SWEEP_FIRST=" << c.index << " SWEEP_CASES=1}";
 }
 
@@ -138,6 +138,7 @@ RandomCase draw_case(const std::vector<std::string> &specs, uint64_t sweep_seed,
   c.mask_shape = rank4[uniform(rng, 0, 2)];
   c.padded = uniform(rng, 0, 1) == 1;
   if (spec.form == attn::Form::core && uniform(rng, 0, 4) == 0) c.q_gain = static_cast<float>(uniform(rng, 3, 8));
+  c.inputs = draw_input_style(rng);
   c.values_seed = static_cast<uint32_t>(rng());
   return c;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernel_test_support.h"
+#include "random_inputs.h"
 
 namespace attnc::test {
 
@@ -27,6 +28,7 @@ struct RandomCase {
   MaskShape mask_shape{};    // mask and score_bias: always rank 4, B and/or H possibly 1
   bool padded = false;       // outer strides larger than dense
   float q_gain = 1.0f;       // q (core) scaled: large scores, where softcap and the running max bite
+  InputStyle inputs;         // how lengths, segment ids and the mask tensor are drawn
   uint32_t values_seed = 0;  // q/k/v or x and weights, then the runtime inputs
 };
 // Everything to read and rerun the case (SWEEP_SEED / SWEEP_FIRST / SWEEP_CASES=1).

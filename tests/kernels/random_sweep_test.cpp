@@ -40,6 +40,7 @@ Verdict check_case(const RandomCase &c) {
     for (int64_t n = 0; n < q.elements(); ++n) q.logical(n) *= c.q_gain;
   }
   add_runtime_inputs(spec, call, c.batch, c.seq_q, c.seq_k, c.padded, c.mask_shape, rng);
+  apply_input_style(c.inputs, call, rng);
 
   Verdict verdict;
   const attn_status status = call.run(kernel);
@@ -106,6 +107,33 @@ TEST_CASE("the sweep's spec lists are the linked kernels") {
   for (const std::string &id : drift.missing) MESSAGE("not linked: ", id);
   CHECK_MESSAGE(drift.unlisted.empty(), "linked, not listed: ", drift.unlisted.size());
   for (const std::string &id : drift.unlisted) MESSAGE("not listed: ", id);
+}
+
+// Whether `out` of a call passes against the reference of `reference_spec`.
+bool out_passes(const attn::Spec &reference_spec, const Call &call) {
+  return compare(call.tensors.at("out"), expected_result(reference_spec, call)).pass();
+}
+
+TEST_CASE("the sweep's check rejects a kernel that computes another mask") {
+  std::mt19937 rng(7);
+  SUBCASE("a causal kernel judged as unmasked") {
+    const attn::Spec causal = parse("heads=2 head_dim=16 mask=causal");
+    Call call = make_core_call(causal, 2, 33, 33, true, rng);
+    REQUIRE(call.run(find_kernel(causal)) == ATTN_OK);
+    CHECK(out_passes(causal, call));
+    CHECK_FALSE(out_passes(parse("heads=2 head_dim=16 mask=none"), call));
+  }
+  SUBCASE("a key length one off") {
+    const attn::Spec spec = parse("heads=2 kv_heads=1 head_dim=16 mask=causal&padding");
+    Call call = make_core_call(spec, 2, 5, 40, false, rng);
+    add_runtime_inputs(spec, call, 2, 5, 40, false, MaskShape::b_h_sq_sk, rng);
+    IndexTensor &lengths = call.index_tensors.at("key_lengths");
+    lengths.logical(0) = lengths.logical(1) = 30;
+    REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
+    CHECK(out_passes(spec, call));
+    lengths.logical(1) = 31;
+    CHECK_FALSE(out_passes(spec, call));
+  }
 }
 
 TEST_CASE("random cases match the fp64 reference: this machine's variant, every linked spec") {
