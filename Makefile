@@ -7,7 +7,7 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo bench clean
+.PHONY: setup configure build test demo bench sweep clean
 
 setup:
 	@bash scripts/setup.sh
@@ -31,6 +31,14 @@ bench: configure
 	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
 	@$(VENV)/bin/python bench/scaling.py $(BUILD)
 	@$(VENV)/bin/python bench/paired.py $(BUILD)
+
+# The randomized differential sweep: SWEEP_CASES random cases per target (this machine's variant
+# and the AVX2 one) against the fp64 reference; `make test` runs a fixed share of it (label sweep).
+SWEEP_CASES ?= 2000
+SWEEP_SEED ?= 1
+sweep: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target kernels_random_sweep_test
+	@SWEEP_CASES=$(SWEEP_CASES) SWEEP_SEED=$(SWEEP_SEED) $(BUILD)/tests/kernels/kernels_random_sweep_test
 
 clean:
 	rm -rf $(BUILD)
