@@ -28,7 +28,7 @@ std::ostream &operator<<(std::ostream &os, Regime regime) {
 std::ostream &operator<<(std::ostream &os, const RandomCase &c) {
   os << "{case " << c.index << " of SWEEP_SEED=" << c.sweep_seed << ": \"" << c.spec << "\", " << c.regime
      << ", B=" << c.batch << ", Sq=" << c.seq_q << ", Sk=" << c.seq_k << ", mask/bias " << c.mask_shape
-     << (c.padded ? ", padded strides" : ", dense");
+     << ", " << c.layout;
   if (c.q_gain != 1.0f) os << ", q x" << c.q_gain;
   return os << ", " << c.inputs << ", values seed " << c.values_seed << "; rerun: SWEEP_SEED=" << c.sweep_seed
             << " SWEEP_FIRST=" << c.index << " SWEEP_CASES=1}";
@@ -136,7 +136,8 @@ RandomCase draw_case(const std::vector<std::string> &specs, uint64_t sweep_seed,
   // Rank 4 only: how rank-3 masks broadcast is being changed (issue 21).
   constexpr MaskShape rank4[] = {MaskShape::b_h_sq_sk, MaskShape::one_h_sq_sk, MaskShape::b_one_sq_sk};
   c.mask_shape = rank4[uniform(rng, 0, 2)];
-  c.padded = uniform(rng, 0, 1) == 1;
+  constexpr Layout layouts[] = {Layout::dense, Layout::padded, Layout::heads_outer, Layout::batch_broadcast};
+  c.layout = layouts[uniform(rng, 0, 3)];
   if (spec.form == attn::Form::core && uniform(rng, 0, 4) == 0) c.q_gain = static_cast<float>(uniform(rng, 3, 8));
   c.inputs = draw_input_style(rng);
   c.values_seed = static_cast<uint32_t>(rng());

@@ -8,6 +8,7 @@
 
 #include "kernel_test_support.h"
 #include "random_inputs.h"
+#include "random_layout.h"
 
 namespace attnc::test {
 
@@ -26,7 +27,7 @@ struct RandomCase {
   int seq_q = 1;
   int seq_k = 1;             // the block form: seq_q = seq_k = S
   MaskShape mask_shape{};    // mask and score_bias: always rank 4, B and/or H possibly 1
-  bool padded = false;       // outer strides larger than dense
+  Layout layout = Layout::dense;  // of activations and outputs; the other tensors padded unless dense
   float q_gain = 1.0f;       // q (core) scaled: large scores, where softcap and the running max bite
   InputStyle inputs;         // how lengths, segment ids and the mask tensor are drawn
   uint32_t values_seed = 0;  // q/k/v or x and weights, then the runtime inputs

@@ -33,14 +33,16 @@ Verdict check_case(const RandomCase &c) {
   REQUIRE(kernel != nullptr);
   std::mt19937 rng(c.values_seed);
   const bool core = spec.form == attn::Form::core;
-  Call call = core ? make_core_call(spec, c.batch, c.seq_q, c.seq_k, c.padded, rng)
-                   : make_block_call(spec, c.batch, c.seq_q, c.padded, rng);
+  const bool padded = padded_rest(c.layout);
+  Call call = core ? make_core_call(spec, c.batch, c.seq_q, c.seq_k, padded, rng)
+                   : make_block_call(spec, c.batch, c.seq_q, padded, rng);
   if (c.q_gain != 1.0f) {
     Tensor &q = call.tensors.at("q");
     for (int64_t n = 0; n < q.elements(); ++n) q.logical(n) *= c.q_gain;
   }
-  add_runtime_inputs(spec, call, c.batch, c.seq_q, c.seq_k, c.padded, c.mask_shape, rng);
+  add_runtime_inputs(spec, call, c.batch, c.seq_q, c.seq_k, padded, c.mask_shape, rng);
   apply_input_style(c.inputs, call, rng);
+  apply_layout(c.layout, call);
 
   Verdict verdict;
   const attn_status status = call.run(kernel);
@@ -133,6 +135,33 @@ TEST_CASE("the sweep's check rejects a kernel that computes another mask") {
     CHECK(out_passes(spec, call));
     lengths.logical(1) = 31;
     CHECK_FALSE(out_passes(spec, call));
+  }
+}
+
+TEST_CASE("the sweep's layouts permute and broadcast what they say, and such calls run") {
+  std::mt19937 rng(11);
+  const attn::Spec spec = parse("heads=4 kv_heads=2 head_dim=16 mask=none");
+  SUBCASE("heads outer") {
+    Call call = make_core_call(spec, 2, 9, 13, true, rng);
+    apply_layout(Layout::heads_outer, call);
+    for (const char *name : {"q", "k", "v", "out"}) {
+      CAPTURE(name);
+      const std::vector<int64_t> &strides = call.tensors.at(name).strides();
+      CHECK(strides[2] > strides[1]);  // a head's rows lie together
+      CHECK(strides[0] > strides[2]);
+      CHECK(strides[3] == 1);
+    }
+    REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
+    CHECK(out_passes(spec, call));
+  }
+  SUBCASE("batch broadcast") {
+    Call call = make_core_call(spec, 3, 9, 13, true, rng);
+    apply_layout(Layout::batch_broadcast, call);
+    CHECK(call.tensors.at("k").strides()[0] == 0);
+    CHECK(call.tensors.at("v").strides()[0] == 0);
+    CHECK(call.tensors.at("q").strides()[0] > 0);
+    REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
+    CHECK(out_passes(spec, call));
   }
 }
 
