@@ -21,6 +21,8 @@ std::ostream &operator<<(std::ostream &os, Regime regime) {
       return os << "square";
     case Regime::long_keys:
       return os << "long keys";
+    case Regime::very_long_keys:
+      return os << "very long keys";
   }
   return os;
 }
@@ -30,6 +32,7 @@ std::ostream &operator<<(std::ostream &os, const RandomCase &c) {
      << ", B=" << c.batch << ", Sq=" << c.seq_q << ", Sk=" << c.seq_k << ", mask/bias " << c.mask_shape
      << ", " << c.layout;
   if (c.q_gain != 1.0f) os << ", q x" << c.q_gain;
+  if (c.threads != 0) os << ", " << c.threads << " threads";
   return os << ", " << c.inputs << ", values seed " << c.values_seed << "; rerun: SWEEP_SEED=" << c.sweep_seed
             << " SWEEP_FIRST=" << c.index << " SWEEP_CASES=1}";
 }
@@ -75,6 +78,10 @@ void draw_core_shape(Rng &rng, int heads, RandomCase &c) {
       c.seq_q = size_in(rng, 9, 100);
       c.seq_k = size_in(rng, 1024, 1800);
       break;
+    case Regime::very_long_keys:
+      c.seq_q = size_in(rng, 1, 40);
+      c.seq_k = size_in(rng, 15000, 17500);
+      break;
   }
   // Within the reference's budget: fewer queries first, then fewer batches.
   auto pairs = [&] { return int64_t{c.batch} * heads * c.seq_q * c.seq_k; };
@@ -98,6 +105,7 @@ void draw_block_shape(Rng &rng, int heads, RandomCase &c) {
       seq = size_in(rng, 1, 300);
       break;
     case Regime::long_keys:
+    case Regime::very_long_keys:
       seq = size_in(rng, 300, 800);
       break;
   }
@@ -121,13 +129,14 @@ RandomCase draw_case(const std::vector<std::string> &specs, uint64_t sweep_seed,
   c.spec = specs[static_cast<size_t>(index) % specs.size()];
   const attn::Spec spec = parse(c.spec);
 
-  // Weights (percent): tiny 20, decode 25, prefill 25, square 15, long keys 15.
+  // Weights (percent): tiny 20, decode 25, prefill 22, square 13, long keys 15, very long keys 5.
   const int r = uniform(rng, 0, 99);
-  c.regime = r < 20 ? Regime::tiny
+  c.regime = r < 20   ? Regime::tiny
              : r < 45 ? Regime::decode
-             : r < 70 ? Regime::prefill
-             : r < 85 ? Regime::square
-                      : Regime::long_keys;
+             : r < 67 ? Regime::prefill
+             : r < 80 ? Regime::square
+             : r < 95 ? Regime::long_keys
+                      : Regime::very_long_keys;
   if (spec.form == attn::Form::core)
     draw_core_shape(rng, spec.heads, c);
   else
@@ -140,6 +149,8 @@ RandomCase draw_case(const std::vector<std::string> &specs, uint64_t sweep_seed,
   c.layout = layouts[uniform(rng, 0, 3)];
   if (spec.form == attn::Form::core && uniform(rng, 0, 4) == 0) c.q_gain = static_cast<float>(uniform(rng, 3, 8));
   c.inputs = draw_input_style(rng);
+  constexpr int thread_counts[] = {0, 0, 1, 2, 3};
+  c.threads = thread_counts[uniform(rng, 0, 4)];
   c.values_seed = static_cast<uint32_t>(rng());
   return c;
 }

@@ -14,8 +14,8 @@ namespace attnc::test {
 
 // The kind of shape a case draws, named by the pipeline it mostly reaches (the generated entry picks
 // per call): few queries (split-key decode), many keys over many (batch, head) tasks (packed keys),
-// or plain prefill sizes.
-enum class Regime { tiny, decode, prefill, square, long_keys };
+// plain prefill sizes, or keys on both sides of the whole-row core's limit (16384).
+enum class Regime { tiny, decode, prefill, square, long_keys, very_long_keys };
 std::ostream &operator<<(std::ostream &os, Regime regime);
 
 struct RandomCase {
@@ -30,6 +30,7 @@ struct RandomCase {
   Layout layout = Layout::dense;  // of activations and outputs; the other tensors padded unless dense
   float q_gain = 1.0f;       // q (core) scaled: large scores, where softcap and the running max bite
   InputStyle inputs;         // how lengths, segment ids and the mask tensor are drawn
+  int threads = 0;           // attn_kernel_set_threads (0: one per core)
   uint32_t values_seed = 0;  // q/k/v or x and weights, then the runtime inputs
 };
 // Everything to read and rerun the case (SWEEP_SEED / SWEEP_FIRST / SWEEP_CASES=1).

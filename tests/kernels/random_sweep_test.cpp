@@ -45,7 +45,9 @@ Verdict check_case(const RandomCase &c) {
   apply_layout(c.layout, call);
 
   Verdict verdict;
+  REQUIRE(attn_kernel_set_threads(kernel, c.threads) == ATTN_OK);
   const attn_status status = call.run(kernel);
+  attn_kernel_set_threads(kernel, 0);
   INFO("attn_run: ", status_name(status), ": ", last_error());
   CHECK(status == ATTN_OK);
   if (status != ATTN_OK) return verdict;
