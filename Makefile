@@ -36,9 +36,10 @@ bench: configure
 # and the AVX2 one) against the fp64 reference; `make test` runs a fixed share of it (label sweep).
 SWEEP_CASES ?= 2000
 SWEEP_SEED ?= 1
+SWEEP_FIRST ?= 0
 sweep: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target kernels_random_sweep_test
-	@SWEEP_CASES=$(SWEEP_CASES) SWEEP_SEED=$(SWEEP_SEED) $(BUILD)/tests/kernels/kernels_random_sweep_test
+	@SWEEP_CASES=$(SWEEP_CASES) SWEEP_SEED=$(SWEEP_SEED) SWEEP_FIRST=$(SWEEP_FIRST) $(BUILD)/tests/kernels/kernels_random_sweep_test
 
 clean:
 	rm -rf $(BUILD)
