@@ -7,7 +7,7 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo bench check-sanitize fuzz clean
+.PHONY: setup configure build test demo bench check-sanitize fuzz sweep clean
 
 setup:
 	@bash scripts/setup.sh
@@ -42,6 +42,15 @@ FUZZ_SECONDS ?= 300
 fuzz: build
 	@JOBS=$(JOBS) bash scripts/check_sanitize.sh --build-only $(BUILD)
 	@cd $(BUILD)/sanitize-address && FUZZ_SECONDS=$(FUZZ_SECONDS) $(CTEST) --output-on-failure -L fuzz
+
+# The randomized differential sweep: SWEEP_CASES random cases per target (this machine's variant
+# and the AVX2 one) against the fp64 reference; `make test` runs a fixed share of it (label sweep).
+SWEEP_CASES ?= 2000
+SWEEP_SEED ?= 1
+SWEEP_FIRST ?= 0
+sweep: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target kernels_random_sweep_test
+	@SWEEP_CASES=$(SWEEP_CASES) SWEEP_SEED=$(SWEEP_SEED) SWEEP_FIRST=$(SWEEP_FIRST) $(BUILD)/tests/kernels/kernels_random_sweep_test
 
 clean:
 	rm -rf $(BUILD)

@@ -47,6 +47,20 @@ BasicTensor<T>::BasicTensor(std::vector<int64_t> shape, bool padded, T padding_v
 }
 
 template <class T>
+BasicTensor<T>::BasicTensor(std::vector<int64_t> shape, std::vector<int64_t> strides, T padding_value)
+    : shape_(std::move(shape)), strides_(std::move(strides)), padding_value_(padding_value) {
+  if (shape_.empty() || shape_.size() > 4) throw std::invalid_argument("Tensor: rank must be 1..4");
+  if (strides_.size() != shape_.size() || strides_.back() != 1)
+    throw std::invalid_argument("Tensor: one stride per dim, the innermost 1");
+  int64_t last = 0;  // the largest offset of a logical element
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    if (shape_[d] < 1 || strides_[d] < 0) throw std::invalid_argument("Tensor: sizes >= 1, strides >= 0");
+    last += (shape_[d] - 1) * strides_[d];
+  }
+  storage_.assign(static_cast<size_t>(last + 1 + 2 * guard), padding_value);
+}
+
+template <class T>
 int64_t BasicTensor<T>::elements() const {
   int64_t n = 1;
   for (int64_t s : shape_) n *= s;

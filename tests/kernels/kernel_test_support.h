@@ -23,6 +23,9 @@ class BasicTensor {
  public:
   BasicTensor() = default;
   BasicTensor(std::vector<int64_t> shape, bool padded, T padding_value);
+  // Given strides (in elements, outermost first, the innermost 1): any non-negative outer strides,
+  // a permuted dim order or 0 (every index of that dim the same elements) included.
+  BasicTensor(std::vector<int64_t> shape, std::vector<int64_t> strides, T padding_value);
 
   const std::vector<int64_t> &shape() const { return shape_; }
   const std::vector<int64_t> &strides() const { return strides_; }
