@@ -6,6 +6,8 @@
 // 3.31x, oneDNN 2.42x); W3 B8 H8 S512 23.16 ms, 81.1% (1.08x, 1.42x); W2 B1 H8 S4096 causal
 // 79.1% (2.46x the fastest peer); W5 B1 H16 S2048 D128 causal 80.2% (2.27x). Paired rounds against
 // the block core it replaced for these specs, one thread: W1 none 0.939, causal 0.937.
+// NaN-safe masking (session 15, paired against d0daf7e, 2 threads): W1 none 0.990, causal 1.075;
+// the causal cost is the P.V edge intervals' per-key predicates (docs/PERFORMANCE.md).
 #include "attnc/core_rows.h"
 
 #include <limits>
