@@ -37,10 +37,10 @@ PreparedCase prepare(const RunCase &c, unsigned seed) {
   std::mt19937 rng(seed);
   if (spec.form == attn::Form::core) {
     prepared.call = make_core_call(spec, c.batch, c.seq_q, c.seq_k, false, rng);
-    add_runtime_inputs(spec, prepared.call, c.batch, c.seq_q, c.seq_k, false, MaskShape::b_sq_sk, rng);
+    add_runtime_inputs(spec, prepared.call, c.batch, c.seq_q, c.seq_k, false, MaskShape::b_one_sq_sk, rng);
   } else {
     prepared.call = make_block_call(spec, c.batch, c.seq_q, false, rng);
-    add_runtime_inputs(spec, prepared.call, c.batch, c.seq_q, c.seq_q, false, MaskShape::b_sq_sk, rng);
+    add_runtime_inputs(spec, prepared.call, c.batch, c.seq_q, c.seq_q, false, MaskShape::b_one_sq_sk, rng);
   }
   return prepared;
 }

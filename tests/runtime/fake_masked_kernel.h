@@ -17,7 +17,7 @@ namespace fake {
 // from tensors checked after it.
 extern const attn_kernel_desc masked;
 // "fake_masked_h_only": the same, but only H broadcasts and min_rank is 3: [B, 1, Sq, Sk] works,
-// while [B, Sq, Sk] would leave out B, which does not broadcast.
+// while rank 3 would leave out B, which does not broadcast.
 extern const attn_kernel_desc masked_h_only;
 // "fake_group_bias": bias f32 [G, 4] (G broadcast, min rank 1) -> out f32 [4], out[e] = the sum
 // over g of bias[g, e]. No other tensor names G.

@@ -14,7 +14,7 @@ namespace attn {
 //   padding             runtime key_lengths [B]: keep k < key_lengths[b]; also sets Lk for q'
 //   prefix              runtime prefix_lengths [B]: keep k < prefix_lengths[b]
 //   document            runtime segment_ids_q [B,Sq], segment_ids_k [B,Sk]: keep when equal
-//   tensor              runtime mask (uint8) [Sq,Sk], [B,Sq,Sk] or [B,H,Sq,Sk]: keep where != 0
+//   tensor              runtime mask (uint8) [B,H,Sq,Sk], fewer dims aligned from the right: keep where != 0
 enum class MaskOp : uint8_t { window, both, either, global_tokens, random_blocks, padding, prefix, document, tensor };
 
 constexpr bool is_operator(MaskOp op) { return op == MaskOp::both || op == MaskOp::either; }
