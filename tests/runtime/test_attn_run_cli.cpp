@@ -52,7 +52,7 @@ struct Workspace {
     attn::npy::Array array;
     array.shape = std::move(shape);
     array.data.resize(values.size() * sizeof(float));
-    std::memcpy(array.data.data(), values.data(), array.data.size());
+    if (!values.empty()) std::memcpy(array.data.data(), values.data(), array.data.size());
     std::string error;
     REQUIRE_MESSAGE(attn::npy::write(file(name), array, &error), error);
   }
