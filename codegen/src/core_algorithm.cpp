@@ -136,9 +136,9 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     return Halide::min(block * key_block + k, seq_k - 1);
   };
   // A masked key's logit is replaced by masked_score: keys past seq_k (read from the block's
-  // key_penalty where there is one: 0 for a key in range) and keys the mask removes. A select,
-  // not a penalty added to the score: a masked key's k may hold NaN (garbage in a cache slot),
-  // and NaN + penalty would reach the row's max.
+  // key_penalty where there is one: 0 for a key in range) and keys the mask removes. Replaced
+  // (masked_logit's bitwise blend), not offset by a penalty: a masked key's k may hold NaN
+  // (garbage in a cache slot), and NaN + penalty would reach the row's max.
   auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
     const Expr query_at = tile * query_tile + query_in_tile;
     const MaskPoint point{query_at + key_length(b) - seq_q, key_row(kb, k), Halide::min(query_at, seq_q - 1), h,
