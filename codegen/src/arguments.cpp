@@ -39,36 +39,38 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
 }  // namespace
 
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
+  // The float tensors in the spec's storage type; lse, masks and index inputs keep theirs.
+  const std::string t = attn::dtype_name(s.dtype);
   const int64_t h = s.heads, kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v, m = s.d_model;
   std::vector<ArgSpec> args;
   if (s.form == attn::Form::core) {
-    args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}));
-    args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}));
-    args.push_back(tensor("v", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}));
+    args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, false, t));
+    args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
+    args.push_back(tensor("v", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
     append_mask_inputs(s, "Sq", "Sk", args);
-    args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true));
+    args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true, t));
     if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h, "H")}, true));
     return args;
   }
-  args.push_back(tensor("x", {sym("B"), sym("S"), fix(m, "d_model")}));
+  args.push_back(tensor("x", {sym("B"), sym("S"), fix(m, "d_model")}, false, t));
   if (s.qkv == attn::Qkv::fused) {
     const int64_t rows = h * d + kvh * d + kvh * dv;
-    args.push_back(tensor("w_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv"), fix(m, "d_model")}));
-    if (s.proj_bias) args.push_back(tensor("b_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv")}));
+    args.push_back(tensor("w_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv"), fix(m, "d_model")}, false, t));
+    if (s.proj_bias) args.push_back(tensor("b_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv")}, false, t));
   } else {
-    args.push_back(tensor("w_q", {fix(h * d, "H*D"), fix(m, "d_model")}));
-    args.push_back(tensor("w_k", {fix(kvh * d, "KVH*D"), fix(m, "d_model")}));
-    args.push_back(tensor("w_v", {fix(kvh * dv, "KVH*Dv"), fix(m, "d_model")}));
+    args.push_back(tensor("w_q", {fix(h * d, "H*D"), fix(m, "d_model")}, false, t));
+    args.push_back(tensor("w_k", {fix(kvh * d, "KVH*D"), fix(m, "d_model")}, false, t));
+    args.push_back(tensor("w_v", {fix(kvh * dv, "KVH*Dv"), fix(m, "d_model")}, false, t));
     if (s.proj_bias) {
-      args.push_back(tensor("b_q", {fix(h * d, "H*D")}));
-      args.push_back(tensor("b_k", {fix(kvh * d, "KVH*D")}));
-      args.push_back(tensor("b_v", {fix(kvh * dv, "KVH*Dv")}));
+      args.push_back(tensor("b_q", {fix(h * d, "H*D")}, false, t));
+      args.push_back(tensor("b_k", {fix(kvh * d, "KVH*D")}, false, t));
+      args.push_back(tensor("b_v", {fix(kvh * dv, "KVH*Dv")}, false, t));
     }
   }
-  args.push_back(tensor("w_o", {fix(m, "d_model"), fix(h * dv, "H*Dv")}));
-  if (s.proj_bias) args.push_back(tensor("b_o", {fix(m, "d_model")}));
+  args.push_back(tensor("w_o", {fix(m, "d_model"), fix(h * dv, "H*Dv")}, false, t));
+  if (s.proj_bias) args.push_back(tensor("b_o", {fix(m, "d_model")}, false, t));
   append_mask_inputs(s, "S", "S", args);
-  args.push_back(tensor("out", {sym("B"), sym("S"), fix(m, "d_model")}, true));
+  args.push_back(tensor("out", {sym("B"), sym("S"), fix(m, "d_model")}, true, t));
   if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("S"), fix(h, "H")}, true));
   return args;
 }

@@ -38,9 +38,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     spec_ = attn::resolve(parsed.spec);
     for (const ArgSpec &arg : kernel_arguments(spec_)) {
       const int rank = static_cast<int>(arg.dims.size());
-      const Halide::Type type = arg.dtype == "i32"  ? Halide::Int(32)
-                                : arg.dtype == "u8" ? Halide::UInt(8)
-                                                    : Halide::Float(32);
+      const Halide::Type type = halide_type(arg.dtype);
       if (arg.is_output) {
         outputs_[arg.name] = add_output<Buffer<>>(arg.name, type, rank);
       } else {
@@ -74,8 +72,27 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
  private:
+  static Halide::Type halide_type(const std::string &dtype) {
+    if (dtype == "i32") return Halide::Int(32);
+    if (dtype == "u8") return Halide::UInt(8);
+    if (dtype == "f16") return Halide::Float(16);
+    if (dtype == "bf16") return Halide::BFloat(16);
+    return Halide::Float(32);
+  }
+  // The spec's storage type: q/k/v/x, weights, biases and out.
+  Halide::Type storage_type() const { return halide_type(attn::dtype_name(spec_.dtype)); }
+
   Func input(const std::string &name) { return Func(*inputs_.at(name)); }
   Func optional_input(const std::string &name) { return inputs_.count(name) ? input(name) : Func(); }
+  // A float input as f32 (inline: converted where it is read). f16 converts with F16C where
+  // the target has it, bf16 by a shift; every computation after that is fp32.
+  Func input_f32(const std::string &name) {
+    Func in = input(name);
+    if (in.type() == Halide::Float(32)) return in;
+    Func converted(name + "_f32");
+    converted(Halide::_) = Halide::cast<float>(in(Halide::_));
+    return converted;
+  }
 
   template <typename Buffer>
   static void constrain(Buffer &buffer, const ArgSpec &arg) {
@@ -110,9 +127,10 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
   void generate_core() {
-    CoreInputs in{input("q"), input("k"), input("v"), (*inputs_.at("q")).dim(2).extent(),
+    CoreInputs in{input_f32("q"), input_f32("k"), input_f32("v"), (*inputs_.at("q")).dim(2).extent(),
                   (*inputs_.at("k")).dim(2).extent()};
     add_mask_inputs(in);
+    in.out_type = storage_type();
     Func result;
     bool with_lse = false;
     if (std::string(core_path) == "split_keys") {
@@ -146,16 +164,16 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   void generate_block() {
     const attn::Spec &s = spec_;
     const int hd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim, kvdv = s.kv_heads * s.head_dim_v;
-    Func x = input("x");
+    Func x = input_f32("x");
     const Expr seq = (*inputs_.at("x")).dim(1).extent();
     Var d("d"), h("h"), i("i"), b("b");
     Func q("q_heads"), k("k_heads"), v("v_heads");
     std::vector<LinearFuncs> layers;
-    auto bias = [&](const char *name) { return s.proj_bias ? input(name) : Func(); };
+    auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
     if (s.qkv == attn::Qkv::fused) {
       const int rows = hd + kvd + kvdv;
       layers.push_back(
-          define_linear(x, input("w_qkv"), bias("b_qkv"), s.d_model, linear_panel_rows(tiles_, rows), "qkv"));
+          define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model, linear_panel_rows(tiles_, rows), "qkv"));
       schedule_linear_cpu(layers.back(), tiles_, rows);
       const Func &qkv = layers.back().y;
       q(d, h, i, b) = qkv(h * s.head_dim + d, i, b);
@@ -166,7 +184,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
           {"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
       const int rows[3] = {hd, kvd, kvdv};
       for (int p = 0; p < 3; ++p) {
-        layers.push_back(define_linear(x, input(names[p][0]), bias(names[p][1]), s.d_model,
+        layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
                                        linear_panel_rows(tiles_, rows[p]), names[p][2]));
         schedule_linear_cpu(layers.back(), tiles_, rows[p]);
       }
@@ -184,14 +202,14 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Var j("j");
     const Halide::FuncRef attended = core.out(j % s.head_dim_v, j / s.head_dim_v, i, b);
     merged(j, i, b) = core.with_lse ? Expr(attended[0]) : Expr(attended);
-    LinearFuncs out_proj = define_linear(merged, input("w_o"), bias("b_o"), s.heads * s.head_dim_v,
+    LinearFuncs out_proj = define_linear(merged, input_f32("w_o"), bias("b_o"), s.heads * s.head_dim_v,
                                          linear_panel_rows(tiles_, s.d_model), "out_proj");
     schedule_linear_cpu(out_proj, tiles_, s.d_model);
     // The projection accumulates in a buffer of its own and is then copied out: accumulating
     // straight into the output buffer (run-time strides) kept the sums in memory, not registers
     // (out_proj 76 ms against 102 ms for the 3x larger qkv projection, one thread, S=1024).
     Func result("block_out");
-    result(j, i, b) = out_proj.y(j, i, b);
+    result(j, i, b) = Halide::cast(storage_type(), out_proj.y(j, i, b));
     Var tokens("tokens");
     result.compute_root().fuse(i, b, tokens).parallel(tokens).vectorize(j, tiles_.vector_width);
     set_core_outputs(core.with_lse, core.out, result);

@@ -107,7 +107,7 @@ std::string kernel_id(const Spec &spec) {
   if (block) id += "_m" + number(s.d_model);
   id += "_h" + number(s.heads) + "_kv" + number(s.kv_heads) + "_d" + number(s.head_dim);
   if (s.head_dim_v != s.head_dim) id += "_dv" + number(s.head_dim_v);
-  id += "_f32";
+  id += std::string("_") + dtype_name(s.dtype);
   id += mask_slug(s.mask);
   if (s.mask_block > 0) id += "_mb" + number(s.mask_block);
   if (block) {

@@ -108,8 +108,8 @@ class SpecBuilder {
       case Key::mask_block:
         return set_mask_block(key, value);
       case Key::dtype:
-        if (value != "f32") return bad(key, value, "is not one of f32");
-        spec = spec.with_dtype(DType::f32);
+        if (value != "f32" && value != "f16" && value != "bf16") return bad(key, value, "is not one of f32|f16|bf16");
+        spec = spec.with_dtype(value == "f16" ? DType::f16 : value == "bf16" ? DType::bf16 : DType::f32);
         return std::nullopt;
       case Key::scale:
         return set_float(key, value, &Spec::with_scale);
@@ -204,7 +204,7 @@ std::string to_string(const Spec &spec) {
   out += std::string(" proj_bias=") + bool_text(s.proj_bias);
   out += " mask=" + to_string(s.mask);
   out += " mask_block=" + std::to_string(s.mask_block);
-  out += " dtype=f32";
+  out += std::string(" dtype=") + dtype_name(s.dtype);
   out += " scale=" + float_text(s.scale);
   out += " softcap=" + (s.has_softcap ? float_text(s.softcap) : std::string("none"));
   out += std::string(" alibi=") + bool_text(s.alibi);

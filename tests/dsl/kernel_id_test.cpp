@@ -34,6 +34,8 @@ TEST_CASE("each field's part of the id") {
   CHECK(attn::kernel_id(gpt2.block().with_proj_bias()) == "attn_block_m768_h12_kv12_d64_f32_sep_bias");
   CHECK(attn::kernel_id(gpt2.with_kv_heads(4)) == "attn_core_h12_kv4_d64_f32");
   CHECK(attn::kernel_id(core64.with_head_dim_v(128)) == "attn_core_h8_kv8_d64_dv128_f32");
+  CHECK(attn::kernel_id(gpt2.with_dtype(attn::DType::bf16)) == "attn_core_h12_kv12_d64_bf16");
+  CHECK(attn::kernel_id(gpt2.block().with_dtype(attn::DType::f16)) == "attn_block_m768_h12_kv12_d64_f16_sep");
   CHECK(attn::kernel_id(gpt2.with_scale(0.1f)) == "attn_core_h12_kv12_d64_f32_s3dcccccd");
   CHECK(attn::kernel_id(gpt2.block().fused_qkv().with_scale(2.0f)) ==
         "attn_block_m768_h12_kv12_d64_f32_fused_s40000000");

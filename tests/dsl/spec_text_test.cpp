@@ -167,7 +167,8 @@ TEST_CASE("parse_spec rejects bad values, naming key and value") {
   CHECK(spec_error("form=fused") == "key 'form': 'fused' is not one of core|block");
   CHECK(spec_error("qkv=joint") == "key 'qkv': 'joint' is not one of separate|fused");
   CHECK(spec_error("proj_bias=yes") == "key 'proj_bias': 'yes' is not one of true|false");
-  CHECK(spec_error("dtype=f16") == "key 'dtype': 'f16' is not one of f32");
+  CHECK(spec_error("dtype=f64") == "key 'dtype': 'f64' is not one of f32|f16|bf16");
+  CHECK(spec_error("dtype=BF16") == "key 'dtype': 'BF16' is not one of f32|f16|bf16");
   CHECK(spec_error("scale=abc") == "key 'scale': 'abc' is not a number");
   CHECK(spec_error("scale=0.5x") == "key 'scale': '0.5x' is not a number");
   CHECK(spec_error("scale=1e99") == "key 'scale': '1e99' is out of range for a float");

@@ -18,6 +18,7 @@ struct CoreInputs {
   Halide::Expr seq_q, seq_k;
   MaskInputs masks;
   Halide::Func alibi_slopes, score_bias;
+  Halide::Type out_type = Halide::Float(32);  // the type of out (the spec's dtype); lse stays f32
 };
 
 // The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
@@ -86,8 +87,10 @@ KeySpan pv_group_hull(const attn::Spec &resolved, const Halide::Expr &group_firs
 // out(dv, h, i, b) from a query row's max, sum of exps and unnormalized P.V: total / sum, and
 // with lse a Tuple {out, lse}. A row with no kept key (sum 0) gives zeros, never NaN; its lse is
 // -inf. A row whose max is not finite (a kept logit was NaN or +inf: sticky_max) gives NaN.
+// out is rounded to out_type (to nearest even) as it is stored.
 void define_core_output(Halide::Func out, const std::vector<Halide::Var> &args, const Halide::Expr &max,
-                        const Halide::Expr &sum, const Halide::Expr &total, bool lse);
+                        const Halide::Expr &sum, const Halide::Expr &total, bool lse,
+                        const Halide::Type &out_type);
 
 // max(running, x) that turns NaN when x is NaN and then stays NaN (Halide's max, a compare and a
 // select under fast-math, drops a NaN x and forgets a NaN running max at the next key). The

@@ -11,7 +11,9 @@ namespace attn {
 enum class Form : uint8_t { core, block };
 // separate: w_q, w_k, w_v. fused: one w_qkv whose rows are all q heads, then k heads, then v heads.
 enum class Qkv : uint8_t { separate, fused };
-enum class DType : uint8_t { f32 };
+// Storage type of the float tensors (q/k/v/x/weights/biases/out). Scores, softmax and every
+// accumulation are fp32 whatever it is; lse and the mask/index inputs keep their own types.
+enum class DType : uint8_t { f32, f16, bf16 };
 
 // A Spec is a structural literal type so that it can be a template argument (see check.h).
 // Fields left at 0 / false take the documented defaults when resolved (resolve.h).
@@ -118,6 +120,11 @@ struct Spec {
     return s;
   }
 };
+
+// "f32", "f16" or "bf16": the spelling of the text form, kernel ids and manifests.
+constexpr const char *dtype_name(DType t) {
+  return t == DType::f16 ? "f16" : t == DType::bf16 ? "bf16" : "f32";
+}
 
 // The starting point of the fluent DSL: attn::attention().with_d_model(768).with_heads(12)...
 constexpr Spec attention() { return Spec{}; }
