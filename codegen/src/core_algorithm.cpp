@@ -78,6 +78,29 @@ std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &s, const Expr &gro
           {Halide::max(lo, after), hi, true}};
 }
 
+bool bf16_dot_products(const Halide::Target &target) {
+  return target.arch == Halide::Target::X86 &&
+         (target.has_feature(Halide::Target::AVX512_Zen4) || target.has_feature(Halide::Target::AVX512_SapphireRapids));
+}
+
+std::vector<PvKeyInterval> pair_intervals(const std::vector<PvKeyInterval> &intervals) {
+  std::vector<PvKeyInterval> out;
+  for (const PvKeyInterval &in : intervals) {
+    if (in.select) {
+      out.push_back(in);
+      continue;
+    }
+    // Pairs [pair_first, pair_last]: the first even key at or after first, the last pair that
+    // ends at or before last (Halide's division rounds down). The odd keys at the ends: before
+    // 2 pair_first, and from the larger of 2 pair_last + 2 and 2 pair_first (no pairs: the rest).
+    const Expr pair_first = (in.first + 1) / 2, pair_last = (in.last - 1) / 2;
+    out.push_back({in.first, Halide::min(in.last, 2 * pair_first - 1), true});
+    out.push_back({pair_first, pair_last, false, true});
+    out.push_back({Halide::max(2 * pair_last + 2, 2 * pair_first), in.last, true});
+  }
+  return out;
+}
+
 void define_core_output(Func out, const std::vector<Halide::Var> &args, const Expr &max, const Expr &sum,
                         const Expr &total, bool lse, const Halide::Type &out_type) {
   // A non-finite max: max - max is NaN (strict, or LLVM folds it to 0), as exp(logit - max) is

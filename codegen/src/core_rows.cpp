@@ -56,9 +56,22 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // Rows past seq_q (a partial last tile) read the last row; their results are dropped. Keys
   // past seq_k read the last key: the QK^T register blocks round the tile's keys up to whole
   // blocks, and those scores are never read.
-  f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
-  f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
-  f.head_values(dv, key, h, b) = in.v(dv, h / group, Halide::min(key, seq_k - 1), b);
+  f.bf16_dot = in.q_bf16.defined() && s.head_dim % 2 == 0;
+  if (f.bf16_dot) {
+    f.query_pairs = Func("query_pairs");
+    f.value_pairs = Func("value_pairs");
+    f.prob_pairs = Func("prob_pairs");
+    f.query_pairs(f.pair, row, f.dim_pair, tile, h, b) = in.q_bf16(2 * f.dim_pair + f.pair, h, query_row, b);
+    f.head_keys(d, key, h, b) = in.k_bf16(d, h / group, Halide::min(key, seq_k - 1), b);
+    f.value_pairs(f.pair, dv, f.key_pair, h, b) =
+        in.v_bf16(dv, h / group, Halide::min(2 * f.key_pair + f.pair, seq_k - 1), b);
+  } else {
+    f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
+    f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
+  }
+  // With pairs, the keys P.V multiplies in fp32 read the pairs' copy of v.
+  f.head_values(dv, key, h, b) = f.bf16_dot ? Halide::cast<float>(f.value_pairs(key % 2, dv, key / 2, h, b))
+                                            : in.v(dv, h / group, Halide::min(key, seq_k - 1), b);
 
   // The keys the tile may keep: [first, last] (empty at run time when first > last, say a
   // batch of key length 0), every key when the mask gives no bound. Reads of the per-tile rows
@@ -94,9 +107,20 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   };
   auto masked = [&](const Expr &k, const Expr &logit) { return masked_logit(keep_at(row, k), logit); };
   f.scores(row, key, tile, h, b) = 0.0f;
-  f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
+  Expr score = f.scores(row, key, tile, h, b);
+  if (f.bf16_dot) {
+    // Pairs of bf16 products summed into fp32 (the idiom Halide turns into vdpbf16ps: the pair
+    // element vectorized with an atomic update); q stays as given, the scale applies to the sum.
+    f.over_dim_pairs = RDom({{0, 2}, {0, s.head_dim / 2}}, "over_dim_pairs");
+    const Expr element = f.over_dim_pairs.x, dim_pair = f.over_dim_pairs.y;
+    f.scores(row, key, tile, h, b) += Halide::cast<float>(f.query_pairs(element, row, dim_pair, tile, h, b)) *
+                                      Halide::cast<float>(f.head_keys(2 * dim_pair + element, key, h, b));
+    score = score * s.scale;
+  } else {
+    f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
+  }
   const ScorePoint point{query + key_length(b) - seq_q, key, Halide::min(key, seq_k - 1), query_row, h, b};
-  f.logits(row, key, tile, h, b) = masked(key, modified_logit(s, in, f.scores(row, key, tile, h, b), point));
+  f.logits(row, key, tile, h, b) = masked(key, modified_logit(s, in, score, point));
 
   f.row_max(row, tile, h, b) = Expr(no_key_score);
   f.row_max(row, tile, h, b) =
@@ -120,11 +144,32 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   }
   // Inside that hull, the keys some row of the group does not keep take a select (a
   // probability of 0 times a masked key's NaN v would be NaN); the keys all keep do not.
-  const std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
+  std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
       s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, unchecked.masks);
   const Expr group_row = f.pv_group * pv_rows + f.group_row;
   f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = 0.0f;
+  if (f.bf16_dot) {
+    // The tile's probabilities in bf16 pairs (pair element innermost: one 32-bit broadcast per
+    // pair of keys), over the pairs of the tile's hull (so probs also over its keys' pair mates,
+    // at most one key past either end of the hull). No clamp on the key: through a clamp Halide
+    // gathers the 32 lanes one by one.
+    f.prob_pairs(f.pair, row, f.key_pair, tile, h, b) =
+        Halide::cast(Halide::BFloat(16), f.probs(row, 2 * f.key_pair + f.pair, tile, h, b));
+    pv_intervals = pair_intervals(pv_intervals);
+  }
   for (size_t n = 0; n < pv_intervals.size(); ++n) {
+    if (pv_intervals[n].pairs) {
+      RDom pairs({{0, 2}, {0, (seq_k + 1) / 2}}, "over_group_pairs_" + std::to_string(n));
+      pairs.where(group_in && pairs.y >= pv_intervals[n].first && pairs.y <= pv_intervals[n].last);
+      f.over_group_keys.push_back(pairs);
+      f.group_keys_in_pairs.push_back(true);
+      const Expr key_pair = Halide::unsafe_promise_clamped(pairs.y, lo / 2, hi / 2);
+      f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) +=
+          Halide::cast<float>(f.prob_pairs(pairs.x, group_row, key_pair, tile, h, b)) *
+          Halide::cast<float>(f.value_pairs(pairs.x, dv, pairs.y, h, b));
+      continue;
+    }
+    f.group_keys_in_pairs.push_back(false);
     RDom keys(0, seq_k, "over_group_keys_" + std::to_string(n));
     keys.where(group_in && keys.x >= pv_intervals[n].first && keys.x <= pv_intervals[n].last);
     f.over_group_keys.push_back(keys);
@@ -147,8 +192,16 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // (otherwise head_keys and head_values are inline: the tiles read K and V in place).
   schedule_core_tasks(f.out, f.i, f.dv, f.h, f.b, query_block, query_in_tile, task, t);
   for (Func &check : f.value_checks) check.compute_root();
-  if (t.pack_head_rows) {
-    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+  if (t.pack_head_rows) f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+  if (f.bf16_dot) {
+    // v in key pairs, per task (Sk x Dv x 2 bytes): every tile's P.V reads it.
+    // Both rows of a pair loaded whole and stored interleaved (the pair unrolled: Halide merges
+    // the two strided stores into one; vectorized, the pair became a gather).
+    f.value_pairs.compute_at(f.out, task)
+        .reorder(f.pair, f.dv, f.key_pair)
+        .vectorize(f.dv, t.pv_vector)
+        .unroll(f.pair);
+  } else if (t.pack_head_rows) {
     f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
   }
 
@@ -159,7 +212,11 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
     fn.compute_at(f.out, query_block).bound_storage(f.tile, 1).bound_storage(f.h, 1).bound_storage(f.b, 1);
     return fn;
   };
-  per_tile(f.query_tile).vectorize(f.row, lanes);
+  if (f.bf16_dot) {
+    per_tile(f.query_pairs).reorder(f.pair, f.row, f.dim_pair).vectorize(f.pair).vectorize(f.row, lanes);
+  } else {
+    per_tile(f.query_tile).vectorize(f.row, lanes);
+  }
 
   // QK^T register blocks, as schedule_core_cpu's: score_vectors query vectors x score_rows keys,
   // one broadcast key element per FMA; the whole query tile is one or a few groups, so each K
@@ -168,7 +225,11 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // runs once per score, as each block is stored, not in both readers (the max and the exp).
   Func score_block = f.has_modifiers ? f.scores.in() : f.logits;
   per_tile(score_block);
-  schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
+  if (f.bf16_dot) {
+    schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_dim_pairs.y, t, f.over_dim_pairs.x);
+  } else {
+    schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
+  }
   if (f.has_modifiers) per_tile(f.logits).vectorize(f.row, lanes);
   std::vector<Func> rows = {score_block, f.probs};
   if (f.has_modifiers) rows.push_back(f.logits);
@@ -188,8 +249,25 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // broadcast per FMA, over every key the group keeps; stored once into the tile's sums.
   Func pv_block = f.row_pv.in();
   per_tile(pv_block);
-  std::vector<RVar> over_group_keys;
-  for (const RDom &keys : f.over_group_keys) over_group_keys.push_back(keys.x);
+  if (f.bf16_dot) {
+    per_tile(f.prob_pairs)
+        .reorder(f.pair, f.row, f.key_pair)
+        // All of the tile's rows: the region bounds inference derived through the P.V RDom's
+        // predicate on the group started past row 0 and overran the tile (Sq = 37: 40 rows).
+        .bound(f.row, 0, t.query_tile)
+        .vectorize(f.row, lanes)
+        .unroll(f.pair)
+        .bound_storage(f.key_pair, f.seq_k / 2 + 1);
+  }
+  std::vector<PvKeyLoop> over_group_keys;
+  for (size_t n = 0; n < f.over_group_keys.size(); ++n) {
+    const RDom &keys = f.over_group_keys[n];
+    if (f.group_keys_in_pairs[n]) {
+      over_group_keys.push_back({keys.y, keys.x});
+    } else {
+      over_group_keys.push_back({keys.x, std::nullopt});
+    }
+  }
   schedule_pv_register_blocks(pv_block, f.row_pv, f.dv, f.group_row, f.pv_group, over_group_keys, t);
 }
 

@@ -82,6 +82,12 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   // The spec's storage type: q/k/v/x, weights, biases and out.
   Halide::Type storage_type() const { return halide_type(attn::dtype_name(spec_.dtype)); }
 
+  // bf16 q, k and v multiplied in pairs (vdpbf16ps) by the whole-row core; every other
+  // pipeline and dtype converts to fp32 first.
+  bool uses_bf16_dot_products() const {
+    return spec_.dtype == attn::DType::bf16 && bf16_dot_products(get_target());
+  }
+
   Func input(const std::string &name) { return Func(*inputs_.at(name)); }
   Func optional_input(const std::string &name) { return inputs_.count(name) ? input(name) : Func(); }
   // A float input as f32 (inline: converted where it is read). f16 converts with F16C where
@@ -131,6 +137,11 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
                   (*inputs_.at("k")).dim(2).extent()};
     add_mask_inputs(in);
     in.out_type = storage_type();
+    if (uses_bf16_dot_products()) {
+      in.q_bf16 = input("q");
+      in.k_bf16 = input("k");
+      in.v_bf16 = input("v");
+    }
     Func result;
     bool with_lse = false;
     if (std::string(core_path) == "split_keys") {

@@ -124,15 +124,16 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   // 88.7 ms, W1 causal 36.3 -> 35.8 ms; W1 one thread 125.7 -> 122.8 ms.
   Halide::Func pv_block = w.block_pv.in(f.state);
   pv_block.compute_at(f.state, over_blocks);
-  std::vector<RVar> over_group_block;
-  for (const Halide::RDom &keys : f.over_group_block) over_group_block.push_back(keys.x);
+  std::vector<PvKeyLoop> over_group_block;
+  for (const Halide::RDom &keys : f.over_group_block) over_group_block.push_back({keys.x, std::nullopt});
   schedule_pv_register_blocks(pv_block, w.block_pv, f.dv, f.group_row, f.pv_group, over_group_block, t);
 }
 
 }  // namespace
 
 void schedule_score_register_blocks(Halide::Func score_block, Halide::Func scores, const Var &row,
-                                    const Var &key, const RVar &over_head_dim, const CpuTiles &t) {
+                                    const Var &key, const RVar &over_head_dim, const CpuTiles &t,
+                                    std::optional<RVar> pair) {
   const int lanes = t.vector_width;
   Var key_outer("key_outer"), key_inner("key_inner"), query_group("query_group"), query_rest("query_rest");
   Var query_vec("query_vec"), query_lane("query_lane");
@@ -149,16 +150,18 @@ void schedule_score_register_blocks(Halide::Func score_block, Halide::Func score
       .vectorize(query_lane)
       .unroll(query_vec)
       .unroll(key);
-  scores.update()
-      .split(row, query_vec, query_lane, lanes)
-      .reorder(query_lane, query_vec, key, over_head_dim)
-      .vectorize(query_lane)
-      .unroll(query_vec)
-      .unroll(key);
+  Halide::Stage update = scores.update();
+  update.split(row, query_vec, query_lane, lanes);
+  if (pair) {
+    update.reorder(*pair, query_lane, query_vec, key, over_head_dim).atomic().vectorize(*pair);
+  } else {
+    update.reorder(query_lane, query_vec, key, over_head_dim);
+  }
+  update.vectorize(query_lane).unroll(query_vec).unroll(key);
 }
 
 void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const Var &dv, const Var &group_row,
-                                 const Var &pv_group, const std::vector<RVar> &over_keys, const CpuTiles &t) {
+                                 const Var &pv_group, const std::vector<PvKeyLoop> &over_keys, const CpuTiles &t) {
   Var dv_slice("dv_slice"), dv_rest("dv_rest"), dv_vec("dv_vec"), dv_lane("dv_lane");
   pv_block.split(dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
       .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
@@ -171,13 +174,17 @@ void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const V
       .vectorize(dv_lane)
       .unroll(dv_vec)
       .unroll(group_row);
-  for (size_t stage = 0; stage < over_keys.size(); ++stage)
-    pv.update(static_cast<int>(stage))
-        .split(dv, dv_vec, dv_lane, t.pv_vector)
-        .reorder(dv_lane, dv_vec, group_row, over_keys[stage])
-        .vectorize(dv_lane)
-        .unroll(dv_vec)
-        .unroll(group_row);
+  for (size_t stage = 0; stage < over_keys.size(); ++stage) {
+    Halide::Stage update = pv.update(static_cast<int>(stage));
+    update.split(dv, dv_vec, dv_lane, t.pv_vector);
+    const PvKeyLoop &loop = over_keys[stage];
+    if (loop.pair) {
+      update.reorder(*loop.pair, dv_lane, dv_vec, group_row, loop.keys).atomic().vectorize(*loop.pair);
+    } else {
+      update.reorder(dv_lane, dv_vec, group_row, loop.keys);
+    }
+    update.vectorize(dv_lane).unroll(dv_vec).unroll(group_row);
+  }
 }
 
 void schedule_core_tasks(Halide::Func out, const Var &i, const Var &dv, const Var &h, const Var &b,

@@ -19,7 +19,14 @@ struct CoreInputs {
   MaskInputs masks;
   Halide::Func alibi_slopes, score_bias;
   Halide::Type out_type = Halide::Float(32);  // the type of out (the spec's dtype); lse stays f32
+  // bf16 specs on targets with bf16 dot products (bf16_dot_products): q, k, v as stored, for the
+  // cores that multiply them in pairs (vdpbf16ps); undefined otherwise.
+  Halide::Func q_bf16, k_bf16, v_bf16;
 };
+
+// Whether a target multiplies bf16 pairs into fp32 sums in one instruction (AVX-512 BF16:
+// vdpbf16ps on Zen 4/5 and Sapphire Rapids and later).
+bool bf16_dot_products(const Halide::Target &target);
 
 // The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
 // spans (window | global, say) gets one sweep per span, each an update of the state with its
@@ -102,7 +109,13 @@ Halide::Expr sticky_max(const Halide::Expr &running, const Halide::Expr &x);
 struct PvKeyInterval {
   Halide::Expr first, last;
   bool select = false;
+  bool pairs = false;  // first and last count key pairs (2 kp, 2 kp + 1): bf16 dot products
 };
+
+// For bf16 dot products: each plain interval becomes the key pairs inside it and its odd keys at
+// either end (each then a select interval: at most one key, kept or masked per row). A partition
+// of the same keys; select intervals pass through.
+std::vector<PvKeyInterval> pair_intervals(const std::vector<PvKeyInterval> &intervals);
 
 // The keys [lo, hi] that a P.V group reads (its hull), in at most three intervals: without a
 // mask one, plain; else the keys every row of the group keeps (plain products: no select in the

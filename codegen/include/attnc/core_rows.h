@@ -26,6 +26,15 @@ struct RowsFuncs {
   // Keys [0, Sk), trimmed to what one pv_group of rows may keep, in up to three intervals
   // (pv_key_intervals); row_pv has one update per interval.
   std::vector<Halide::RDom> over_group_keys;
+  // With bf16 dot products: (x: pair element, y: d pair) for QK^T; and for each update of row_pv
+  // over key pairs (PvKeyInterval::pairs), its RDom's x is the pair element and y the key pair.
+  bool bf16_dot = false;
+  Halide::Var pair{"pair"}, dim_pair{"dim_pair"}, key_pair{"key_pair"};
+  Halide::RDom over_dim_pairs;
+  std::vector<bool> group_keys_in_pairs;  // per update of row_pv
+  Halide::Func query_pairs;  // query_pairs(pair, row, dim_pair, tile, h, b): q's bf16 elements 2 dim_pair + pair
+  Halide::Func value_pairs;  // value_pairs(pair, dv, key_pair, h, b): v's bf16 rows 2 key_pair + pair, interleaved
+  Halide::Func prob_pairs;   // prob_pairs(pair, row, key_pair, tile, h, b) = bf16(probs(row, 2 key_pair + pair))
   Halide::Func query_tile;       // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   Halide::Func head_keys;        // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
   Halide::Func head_values;      // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
@@ -43,7 +52,10 @@ struct RowsFuncs {
 };
 
 // pv_rows divides query_tile. A mask whose kept keys form several spans is computed over their
-// hull (whole_row_core() takes no such mask).
+// hull (whole_row_core() takes no such mask). With in.q_bf16 defined (and head_dim even) QK^T
+// and P.V multiply bf16 pairs into fp32 sums: the scale applies to the scores, and the
+// probabilities of the keys that every row of a P.V register block keeps are rounded to bf16
+// (the keys at a mask's edges, and an odd key at a span's end, are multiplied in fp32).
 RowsFuncs define_core_rows(const CoreInputs &in, const attn::Spec &resolved, int query_tile, int pv_rows);
 
 // Tasks and register blocks as schedule_core_cpu's; with tiles.pack_head_rows each task first

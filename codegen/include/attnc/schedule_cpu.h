@@ -3,6 +3,7 @@
 
 #include <Halide.h>
 
+#include <optional>
 #include <vector>
 
 #include "attnc/core_algorithm.h"
@@ -25,9 +26,17 @@ void schedule_core_tasks(Halide::Func out, const Halide::Var &i, const Halide::V
 // The QK^T register blocks of both cores: score_block (scores.in(), already placed by the caller)
 // swept as score_rows keys x (score_vectors x lanes) queries, each block computed in registers
 // (scores(row, key, ...) over head_dim) and stored once into score_block.
+// With pair (bf16 dot products), over_head_dim counts pairs of head_dim elements and the update
+// sums over pair too, vectorized with an atomic update: Halide's vdpbf16ps idiom.
 void schedule_score_register_blocks(Halide::Func score_block, Halide::Func scores, const Halide::Var &row,
                                     const Halide::Var &key, const Halide::RVar &over_head_dim,
-                                    const CpuTiles &tiles);
+                                    const CpuTiles &tiles, std::optional<Halide::RVar> pair = std::nullopt);
+
+// One update of a P.V register block: its loop over keys, or over key pairs with the pair element.
+struct PvKeyLoop {
+  Halide::RVar keys;
+  std::optional<Halide::RVar> pair;
+};
 
 // The P.V register blocks of both cores: pv_block (pv.in(), already placed by the caller) swept
 // by slices of pv_vectors x pv_vector of dv, every group of pv_rows rows inside a slice; each
@@ -35,7 +44,7 @@ void schedule_score_register_blocks(Halide::Func score_block, Halide::Func score
 // computed in registers.
 void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const Halide::Var &dv,
                                  const Halide::Var &group_row, const Halide::Var &pv_group,
-                                 const std::vector<Halide::RVar> &over_keys, const CpuTiles &tiles);
+                                 const std::vector<PvKeyLoop> &over_keys, const CpuTiles &tiles);
 
 // Parallel over (batch, head, query, key chunk); the combine of the chunks is parallel over
 // (batch, query) with the heads inside.
