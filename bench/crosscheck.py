@@ -17,6 +17,23 @@ def parse(spec_text):
     return dict(item.split("=", 1) for item in spec_text.split())
 
 
+def bf16_bits(a):
+    """float32 -> bf16 bit patterns ('<u2'), to nearest even as attn-run and the kernels round."""
+    b = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def stored(a, dtype):
+    """a as a kernel of this storage dtype sees it (attn-run rounds '<f4' inputs the same way)."""
+    if dtype == "f16":
+        return a.astype(np.float16).astype(np.float32)
+    return bf16_value(bf16_bits(a)) if dtype == "bf16" else a
+
+
 def random_key_block(seed, qb, n, key_blocks):
     """The random(BS,N,SEED) draw of docs/DSL.md, in uint32 arithmetic."""
     m = 0xFFFFFFFF
@@ -195,6 +212,11 @@ def main():
         subprocess.check_call(cmd)
         out = np.load(os.path.join(tmp, "out.npy"))
         lse_out = np.load(os.path.join(tmp, "lse.npy")) if with_lse else None
+    # f16/bf16 kernels: the '<f4' files were rounded by attn-run, so the reference takes the same
+    # rounded values; out comes back as '<f2' or as bf16 bit patterns ('<u2').
+    dtype = spec.get("dtype", "f32")
+    out = bf16_value(out) if dtype == "bf16" else out.astype(np.float32)
+    arrays.update({n: stored(arrays[n], dtype) for n in shapes})
     x = {n: arr.astype(np.float64) if arr.dtype == np.float32 else arr for n, arr in arrays.items()}
     x["batch"] = a.b
     mask_block = int(spec.get("mask_block", "0"))
@@ -215,7 +237,9 @@ def main():
                           keep, qp, spec, x)
         ref = lin(o.reshape(a.b, s, h * dv), "w_o", "b_o")
     err = np.abs(out - ref).max()
-    ok = np.isfinite(out).all() and err < 1e-4 * max(1.0, np.abs(ref).max())
+    # A 16-bit out adds its own rounding, half a unit in the last place: 2^-8 (bf16), 2^-11 (f16).
+    rounding = {"bf16": 2.0 ** -8, "f16": 2.0 ** -11}.get(dtype, 0.0)
+    ok = np.isfinite(out).all() and err < (1e-4 + rounding) * max(1.0, np.abs(ref).max())
     if lse_out is not None:
         same_inf = np.array_equal(np.isneginf(lse_out), np.isneginf(ref_lse))
         finite = np.isfinite(ref_lse)

@@ -178,7 +178,7 @@ TEST_CASE("attn-run errors exit 1 with a message, usage errors exit 2") {
   REQUIRE(attn::npy::write(ws.file("ints.npy"), ints, &ignored));
   error(lib + " --kernel fake_lib_core --input q=" + ws.file("ints.npy") + " --input k=" + ws.file("k.npy") +
             " --input v=" + ws.file("v.npy"),
-        1, "dtype i32, kernel expects f32");
+        1, "has dtype i32 ('<i4'), kernel expects f32 ('<f4')");
 
   // q alone names Sq: out cannot be sized from a q of the wrong rank.
   ws.save("q3.npy", {2, 2, 4}, ws.q);

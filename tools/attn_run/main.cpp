@@ -16,10 +16,13 @@
 #include "attn/runtime.h"
 #include "attn/runtime.hpp"
 #include "flops.h"
+#include "input_dtype.h"
 #include "npy.h"
 #include "output_files.h"
 
 namespace {
+
+using attn::run_tool::dtype_text;
 
 constexpr int exit_error = 1;
 constexpr int exit_usage = 2;
@@ -29,6 +32,9 @@ constexpr const char *usage_text =
     "       attn-run LIB --kernel ID --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]\n"
     "                [--threads N] [--max-isa ISA] [--bench [--json] [--warmup N] [--runs N]]\n"
     "                [--unverified]\n"
+    "Files hold each argument's dtype (--list shows it): f32 '<f4', f16 '<f2', bf16 '<u2' (its bit\n"
+    "patterns: NumPy has no bfloat16), i32 '<i4', u8 '|u1'. An f16 or bf16 input may also be '<f4',\n"
+    "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
     "--max-isa (avx512, avx2, avx, sse41, x86-64) caps the variant that runs, as ATTN_MAX_ISA does.\n"
@@ -167,22 +173,6 @@ std::string shape_text(const attn_arg_info &info) {
   return text + "]";
 }
 
-const char *dtype_text(attn_dtype dtype) {
-  switch (dtype) {
-    case ATTN_F32:
-      return "f32";
-    case ATTN_F16:
-      return "f16";
-    case ATTN_BF16:
-      return "bf16";
-    case ATTN_I32:
-      return "i32";
-    case ATTN_U8:
-      return "u8";
-  }
-  return "?";
-}
-
 std::vector<attn_arg_info> arg_infos(const attn_kernel *kernel) {
   std::vector<attn_arg_info> infos(static_cast<size_t>(attn_kernel_arg_count(kernel)));
   for (size_t i = 0; i < infos.size(); ++i) attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]);
@@ -287,11 +277,16 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
     given[index] = true;
     std::string error;
     if (!attn::npy::read(input.path, &call->arrays[index], &error)) return Failure{exit_error, error};
-    const attn::npy::Array &array = call->arrays[index];
-    if (array.dtype != info->dtype) {
-      return Failure{exit_error, "input '" + input.name + "' ('" + input.path + "') has dtype " +
-                                     dtype_text(array.dtype) + ", kernel expects " + dtype_text(info->dtype)};
+    attn::run_tool::InputConversion conversion;
+    if (std::optional<std::string> refused = attn::run_tool::match_input_dtype(
+            input.name, input.path, info->dtype, &call->arrays[index], &conversion)) {
+      return Failure{exit_error, *refused};
     }
+    if (conversion == attn::run_tool::InputConversion::rounded_from_f32) {
+      std::fprintf(stderr, "attn-run: input '%s' ('%s') is f32; rounded to %s, to nearest even\n",
+                   input.name.c_str(), input.path.c_str(), dtype_text(info->dtype));
+    }
+    const attn::npy::Array &array = call->arrays[index];
     if (std::optional<Failure> zero = zero_sized_dim(input, *info, array)) return zero;
     record_sizes(*info, array, call);
   }

@@ -131,6 +131,8 @@ bool dtype_from_descr(const std::string &descr, attn_dtype *dtype, std::string *
     *dtype = ATTN_F32;
   else if (descr == "<f2")
     *dtype = ATTN_F16;
+  else if (descr == "<u2")  // NumPy has no bfloat16: bf16 travels as its bit patterns
+    *dtype = ATTN_BF16;
   else if (descr == "<i4")
     *dtype = ATTN_I32;
   else if (descr == "|u1" || descr == "<u1" || descr == "u1")
@@ -139,26 +141,11 @@ bool dtype_from_descr(const std::string &descr, attn_dtype *dtype, std::string *
     *why = "holds big-endian data ('" + descr + "'); save it little-endian ('<" + descr.substr(1) + "')";
     return false;
   } else {
-    *why = "has dtype '" + descr + "'; supported are '<f4', '<f2', '<i4' and '|u1'";
+    *why =
+        "has dtype '" + descr + "'; supported are '<f4', '<f2', '<u2' (bf16 bit patterns), '<i4' and '|u1'";
     return false;
   }
   return true;
-}
-
-const char *descr_of(attn_dtype dtype) {
-  switch (dtype) {
-    case ATTN_F32:
-      return "<f4";
-    case ATTN_F16:
-      return "<f2";
-    case ATTN_I32:
-      return "<i4";
-    case ATTN_U8:
-      return "|u1";
-    case ATTN_BF16:
-      break;
-  }
-  return nullptr;
 }
 
 std::string shape_text(const std::vector<int64_t> &shape) {
@@ -186,6 +173,22 @@ bool problem(std::string *error, const std::string &path, const std::string &wha
 }
 
 }  // namespace
+
+const char *descr_of(attn_dtype dtype) {
+  switch (dtype) {
+    case ATTN_F32:
+      return "<f4";
+    case ATTN_F16:
+      return "<f2";
+    case ATTN_BF16:
+      return "<u2";
+    case ATTN_I32:
+      return "<i4";
+    case ATTN_U8:
+      return "|u1";
+  }
+  return nullptr;
+}
 
 int64_t Array::element_count() const {
   int64_t count = 1;
@@ -300,7 +303,7 @@ bool write(const std::string &path, const Array &array, std::string *error) {
     return problem(error, path, "cannot be written: this machine is not little-endian");
   }
   const char *descr = descr_of(array.dtype);
-  if (descr == nullptr) return problem(error, path, "cannot hold bf16 data (numpy has no bf16 dtype)");
+  if (descr == nullptr) return problem(error, path, "cannot be written: its dtype has no .npy descriptor");
   const int64_t bytes = data_bytes(array.shape, element_size(array.dtype));
   if (bytes < 0)
     return problem(error, path, "cannot be written: shape " + shape_text(array.shape) + " is too large");

@@ -1,4 +1,5 @@
-// npy.h: reads and writes NumPy .npy files (C order; little-endian f32, f16, i32, u8).
+// npy.h: reads and writes NumPy .npy files (C order; little-endian f32, f16, bf16 as '<u2' bit
+// patterns, i32, u8).
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,12 @@ struct Array {
   int64_t element_count() const;
 };
 
-// Bytes per element; 0 for a dtype .npy cannot hold here (bf16 has no NumPy descriptor).
+// Bytes per element; 0 for a value outside the enum.
 size_t element_size(attn_dtype dtype);
+
+// The descriptor a file of dtype has ("<f4", "<f2", "<u2" for bf16, "<i4", "|u1"); null for a
+// value outside the enum. NumPy has no bfloat16, so bf16 is read and written as uint16 patterns.
+const char *descr_of(attn_dtype dtype);
 
 // Reads format versions 1.0, 2.0 and 3.0. On failure returns false and sets error to a message
 // naming the file and what is wrong with it.

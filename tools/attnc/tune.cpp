@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/half.hpp"
 #include "attn/kernel_id.h"
 #include "attn/runtime.h"
 #include "attn/spec_text.h"
@@ -105,14 +107,46 @@ int parse_options(int argc, char **argv, Options *o) {
   return -1;
 }
 
-// One tensor per kernel argument, in the kernel's order, filled for a timing run: f32 normal,
-// key_lengths = Sk (every key kept), other i32 inputs 0, u8 masks 1.
+// One tensor per kernel argument, in the kernel's order, filled for a timing run: float inputs
+// normal (rounded to f16 or bf16 for such kernels), key_lengths = Sk (every key kept), other i32
+// inputs 0, u8 masks 1.
 struct Tensors {
   std::vector<std::vector<int64_t>> shapes;
   std::vector<std::vector<unsigned char>> data;
   std::vector<attn_arg> args;
   int out_index = -1;
+  attn_dtype out_dtype = ATTN_F32;
 };
+
+size_t element_bytes(attn_dtype dtype) {
+  return dtype == ATTN_U8 ? 1 : dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : 4;
+}
+
+// Stores value as element e of a float tensor of dtype (f32, f16 or bf16), rounded to nearest even.
+void store_float(unsigned char *data, attn_dtype dtype, int64_t e, float value) {
+  const size_t bytes = element_bytes(dtype);
+  uint16_t half = 0;
+  if (dtype == ATTN_F16) half = attn::rt::to_f16(value).bits;
+  if (dtype == ATTN_BF16) half = attn::rt::to_bf16(value).bits;
+  std::memcpy(data + static_cast<size_t>(e) * bytes, bytes == 2 ? static_cast<const void *>(&half) : &value,
+              bytes);
+}
+
+float load_float(const unsigned char *data, attn_dtype dtype, size_t e) {
+  if (dtype == ATTN_F32) {
+    float value;
+    std::memcpy(&value, data + e * 4, 4);
+    return value;
+  }
+  uint16_t half;
+  std::memcpy(&half, data + e * 2, 2);
+  return dtype == ATTN_F16 ? attn::rt::to_float(attn::rt::f16{half})
+                           : attn::rt::to_float(attn::rt::bf16{half});
+}
+
+bool is_float(attn_dtype dtype) {
+  return dtype == ATTN_F32 || dtype == ATTN_F16 || dtype == ATTN_BF16;
+}
 
 bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::string *error) {
   std::mt19937 rng(1234);
@@ -153,11 +187,10 @@ bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::
       }
       elements *= size;
     }
-    const size_t bytes = info.dtype == ATTN_U8 ? 1 : 4;
-    t->data[i].resize(static_cast<size_t>(elements) * bytes);
-    if (info.dtype == ATTN_F32) {
-      float *values = reinterpret_cast<float *>(t->data[i].data());
-      for (int64_t e = 0; e < elements; ++e) values[e] = info.is_output ? 0.0f : normal(rng);
+    t->data[i].resize(static_cast<size_t>(elements) * element_bytes(info.dtype));
+    if (is_float(info.dtype)) {
+      for (int64_t e = 0; e < elements; ++e)
+        store_float(t->data[i].data(), info.dtype, e, info.is_output ? 0.0f : normal(rng));
     } else if (info.dtype == ATTN_I32) {
       const int32_t value = std::string(info.name) == "key_lengths" ? static_cast<int32_t>(o.seq_k) : 0;
       int32_t *values = reinterpret_cast<int32_t *>(t->data[i].data());
@@ -165,7 +198,10 @@ bool make_tensors(const attn_kernel *kernel, const Options &o, Tensors *t, std::
     } else {
       std::fill(t->data[i].begin(), t->data[i].end(), static_cast<unsigned char>(1));
     }
-    if (std::string(info.name) == "out") t->out_index = i;
+    if (std::string(info.name) == "out") {
+      t->out_index = i;
+      t->out_dtype = info.dtype;
+    }
     t->args.push_back({info.name, {t->data[i].data(), info.dtype, info.rank, t->shapes[i].data(), nullptr}});
   }
   if (t->out_index < 0) {
@@ -229,19 +265,23 @@ double run_once(Candidate *c, Tensors *tensors) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The candidate's output must be the defaults' (reference, empty for the defaults) to rounding.
+// The candidate's output must be the defaults' (reference, empty for the defaults) to rounding:
+// 1e-4 of the largest value in fp32, and one more unit in the last place of a 16-bit out, where
+// fp32 sums in another order may round to the neighbouring value (2^-7 of it for bf16, 2^-10 f16).
 void check_output(Candidate *c, const Tensors &tensors, std::vector<float> *reference) {
   const std::vector<unsigned char> &bytes = tensors.data[static_cast<size_t>(tensors.out_index)];
-  const float *out = reinterpret_cast<const float *>(bytes.data());
-  const size_t n = bytes.size() / sizeof(float);
-  if (reference->empty()) reference->assign(out, out + n);
+  const size_t n = bytes.size() / element_bytes(tensors.out_dtype);
+  std::vector<float> out(n);
+  for (size_t e = 0; e < n; ++e) out[e] = load_float(bytes.data(), tensors.out_dtype, e);
+  if (reference->empty()) *reference = out;
   double scale = 1.0, max_diff = 0.0;
   for (size_t e = 0; e < n; ++e) {
     scale = std::max(scale, std::fabs(static_cast<double>((*reference)[e])));
     const double diff = std::fabs(static_cast<double>(out[e]) - (*reference)[e]);
     max_diff = std::isnan(diff) ? INFINITY : std::max(max_diff, diff);
   }
-  if (!(max_diff <= 1e-4 * scale))
+  const double ulp = tensors.out_dtype == ATTN_BF16 ? 0x1p-7 : tensors.out_dtype == ATTN_F16 ? 0x1p-10 : 0.0;
+  if (!(max_diff <= (1e-4 + ulp) * scale))
     c->message = "its output differs from the default tiles' by " + std::to_string(max_diff);
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/half.hpp"
 #include "attn/runtime.h"
 
 namespace attn::rt {
@@ -65,6 +66,14 @@ constexpr attn_dtype dtype_of<float>() {
   return ATTN_F32;
 }
 template <>
+constexpr attn_dtype dtype_of<f16>() {
+  return ATTN_F16;
+}
+template <>
+constexpr attn_dtype dtype_of<bf16>() {
+  return ATTN_BF16;
+}
+template <>
 constexpr attn_dtype dtype_of<int32_t>() {
   return ATTN_I32;
 }
@@ -82,10 +91,15 @@ struct Tensor {
   std::vector<int64_t> strides;
 
   Tensor() = default;
-  Tensor(void *data_, attn_dtype dtype_, std::vector<int64_t> shape_, std::vector<int64_t> strides_ = {})
-      : data(data_), dtype(dtype_), shape(std::move(shape_)), strides(std::move(strides_)) {}
-  // float, int32_t or uint8_t data; f16 and bf16 use the constructor above. Inputs may be
-  // const: the runtime never writes through a tensor that is not a kernel output.
+  // Any data with its dtype named, such as raw 16-bit patterns: Tensor(bits, ATTN_BF16, shape).
+  // Inputs may be const: the runtime never writes through a tensor that is not a kernel output.
+  Tensor(const void *data_, attn_dtype dtype_, std::vector<int64_t> shape_,
+         std::vector<int64_t> strides_ = {})
+      : data(const_cast<void *>(data_)),
+        dtype(dtype_),
+        shape(std::move(shape_)),
+        strides(std::move(strides_)) {}
+  // float, f16, bf16 (attn/half.hpp), int32_t or uint8_t data, the dtype taken from the type.
   template <class T>
   Tensor(T *data_, std::vector<int64_t> shape_, std::vector<int64_t> strides_ = {})
       : Tensor(const_cast<void *>(static_cast<const void *>(data_)), dtype_of<std::remove_const_t<T>>(),
