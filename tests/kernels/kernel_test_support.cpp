@@ -215,6 +215,11 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
   return call;
 }
 
+Call make_call(const attn::Spec &s, int batch, int seq_q, int seq_k, bool padded, std::mt19937 &rng) {
+  return s.form == attn::Form::core ? make_core_call(s, batch, seq_q, seq_k, padded, rng)
+                                    : make_block_call(s, batch, seq_q, padded, rng);
+}
+
 std::ostream &operator<<(std::ostream &os, MaskShape shape) {
   switch (shape) {
     case MaskShape::sq_sk:
@@ -435,6 +440,13 @@ std::ostream &operator<<(std::ostream &os, const LseComparison &c) {
             << ", NaNs " << c.nan_count << ", padding " << (c.padding_intact ? "intact" : "WRITTEN") << "}";
 }
 
+std::ostream &operator<<(std::ostream &os, const NonfiniteComparison &c) {
+  return os << "{nan mismatches " << c.nan_mismatches << ", inf mismatches " << c.inf_mismatches
+            << " (first at " << c.first_mismatch << "), finite " << c.finite << ", error " << c.kernel_error
+            << " against a bound of " << c.bound() << " (naive error " << c.naive_error << "), worst element "
+            << c.worst << ": got " << c.worst_got << ", exact " << c.worst_exact << "}";
+}
+
 SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts) {
   std::vector<std::string> listed;
   for (const std::string &spec : spec_texts) listed.push_back(attn::kernel_id(parse(spec)));
@@ -448,6 +460,13 @@ SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts) {
     if (std::find(listed.begin(), listed.end(), id) == listed.end()) drift.unlisted.push_back(id);
   }
   return drift;
+}
+
+void check_spec_list(const SpecListDrift &drift, const std::string &list_name) {
+  CHECK_MESSAGE(drift.missing.empty(), "listed in ", list_name, ", not linked: ", drift.missing.size());
+  for (const std::string &id : drift.missing) MESSAGE("not linked: ", id);
+  CHECK_MESSAGE(drift.unlisted.empty(), "linked, not in ", list_name, ": ", drift.unlisted.size());
+  for (const std::string &id : drift.unlisted) MESSAGE("not listed: ", id);
 }
 
 std::vector<int> fully_masked_queries(const attn::Spec &s, int seq_q, int seq_k) {
