@@ -26,6 +26,7 @@ template <class T>
 constexpr attn_dtype dtype_of() {
   if constexpr (std::is_same_v<T, float>) return ATTN_F32;
   if constexpr (std::is_same_v<T, int32_t>) return ATTN_I32;
+  if constexpr (std::is_same_v<T, uint16_t>) return ATTN_F16;  // or ATTN_BF16: c_tensor(dtype)
   return ATTN_U8;
 }
 
@@ -124,13 +125,18 @@ reference::View<T> BasicTensor<T>::view() const {
 
 template <class T>
 attn_tensor BasicTensor<T>::c_tensor() {
-  return attn_tensor{data(), dtype_of<T>(), static_cast<int32_t>(shape_.size()), shape_.data(),
-                     strides_.data()};
+  return c_tensor(dtype_of<T>());
+}
+
+template <class T>
+attn_tensor BasicTensor<T>::c_tensor(attn_dtype dtype) {
+  return attn_tensor{data(), dtype, static_cast<int32_t>(shape_.size()), shape_.data(), strides_.data()};
 }
 
 template class BasicTensor<float>;
 template class BasicTensor<int32_t>;
 template class BasicTensor<uint8_t>;
+template class BasicTensor<uint16_t>;
 
 std::string last_error() {
   return attn_last_error();
@@ -164,6 +170,8 @@ attn_status Call::run(const attn_kernel *kernel) {
   for (auto &[name, tensor] : tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : index_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : byte_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
+  for (auto &[name, tensor] : bits_tensors)
+    args.push_back(attn_arg{name.c_str(), tensor.c_tensor(bits_dtype)});
   return attn_run(kernel, args.data(), static_cast<int>(args.size()));
 }
 

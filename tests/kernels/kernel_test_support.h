@@ -17,8 +17,8 @@
 
 namespace attnc::test {
 
-// A tensor of rank 1..4 (f32, i32 or u8) that owns its storage. Padded tensors get outer strides
-// larger than dense (the innermost dim stays contiguous); their padding holds a sentinel a kernel
+// A tensor of rank 1..4 (f32, i32, u8, or f16 / bf16 bits) that owns its storage. Padded tensors get outer
+// strides larger than dense (the innermost dim stays contiguous); their padding holds a sentinel a kernel
 // must neither read (NaN for float inputs) nor write (a number for outputs).
 template <class T>
 class BasicTensor {
@@ -51,7 +51,8 @@ class BasicTensor {
   bool all_padding() const;
 
   reference::View<T> view() const;
-  attn_tensor c_tensor();  // points into this object: keep it alive and unmoved while used
+  attn_tensor c_tensor();                  // points into this object: keep it alive and unmoved while used
+  attn_tensor c_tensor(attn_dtype dtype);  // as another dtype of T's size (f16 or bf16 bits)
 
  private:
   std::vector<int64_t> shape_, strides_;
@@ -62,10 +63,12 @@ class BasicTensor {
 using Tensor = BasicTensor<float>;
 using IndexTensor = BasicTensor<int32_t>;
 using ByteTensor = BasicTensor<uint8_t>;
+using BitsTensor = BasicTensor<uint16_t>;  // f16 or bf16, as bits (low_precision.h)
 
 extern template class BasicTensor<float>;
 extern template class BasicTensor<int32_t>;
 extern template class BasicTensor<uint8_t>;
+extern template class BasicTensor<uint16_t>;
 
 // The runtime's strings as std::string: doctest prints a const char * as a pointer.
 std::string last_error();
@@ -83,6 +86,8 @@ struct Call {
   std::map<std::string, Tensor> tensors;             // f32: q, k, v, x, weights, out, lse, ...
   std::map<std::string, IndexTensor> index_tensors;  // i32: key_lengths, segment ids, ...
   std::map<std::string, ByteTensor> byte_tensors;    // u8: mask
+  std::map<std::string, BitsTensor> bits_tensors;    // f16 / bf16: q, k, v, x, weights, out
+  attn_dtype bits_dtype = ATTN_F16;                  // bits_tensors' dtype: ATTN_F16 or ATTN_BF16
   attn_status run(const attn_kernel *kernel);        // passes every tensor, names as keys
 };
 
@@ -170,7 +175,8 @@ std::ostream &operator<<(std::ostream &os, const NonfiniteComparison &c);
 
 // got(n): the result's n-th logical element, as double.
 template <class Got>
-NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact, const std::vector<float> &naive) {
+NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact,
+                                      const std::vector<float> &naive) {
   NonfiniteComparison c;
   for (size_t n = 0; n < exact.size(); ++n) {
     const double want = exact[n], value = got(static_cast<int64_t>(n));
