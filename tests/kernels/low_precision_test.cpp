@@ -106,6 +106,51 @@ TEST_CASE("long keys: the packed pipeline and the block core over many key block
   }
 }
 
+TEST_CASE("out rounds to nearest even: ties between two adjacent dtype values") {
+  // q = 0 gives every kept key the score 0 and the weight 1, so with two keys whose v are
+  // adjacent values of the dtype, the odd one first, out = (v0 + v1) / 2 is exact in fp32 (in
+  // any summation order, and with bf16 probabilities too) and falls halfway between them: only
+  // rounding to nearest even gives the even one, in every element.
+  const Adjust ties = [](const attn::Spec &spec, Call &call, std::mt19937 &rng) {
+    call.tensors.at("q").fill(0.0f);
+    Tensor &v = call.tensors.at("v");
+    const int64_t keys = v.shape()[1], row = v.shape()[2] * v.shape()[3];      // kv heads x Dv
+    const uint16_t exponent_low = spec.dtype == attn::DType::bf16 ? 120 : 10;  // ~2^-7 (f16: 2^-5)
+    for (int64_t b = 0; b < v.shape()[0]; ++b)
+      for (int64_t e = 0; e < row; ++e) {
+        const uint16_t exponent = static_cast<uint16_t>(exponent_low + rng() % 12);
+        const uint16_t odd = spec.dtype == attn::DType::bf16
+                                 ? static_cast<uint16_t>((exponent << 7) | (rng() & 0x7e) | 1)
+                                 : static_cast<uint16_t>((exponent << 10) | (rng() & 0x3fe) | 1);
+        const uint16_t sign = rng() % 2 ? 0x8000 : 0;
+        v.logical((b * keys + 0) * row + e) = from_bits(spec.dtype, sign | odd);
+        v.logical((b * keys + 1) * row + e) = from_bits(spec.dtype, sign | (odd + 1));
+      }
+  };
+  int64_t ties_checked = 0;
+  for (const char *text : low_precision_specs) {
+    const attn::Spec spec = parse(text);
+    // The window / random spec: no modifier, and both keys kept for every row.
+    if (spec.form != attn::Form::core || !spec.mask.uses(attn::MaskOp::random_blocks)) continue;
+    for (int seq_q : {1, 2}) {  // the split-keys and the tiled core
+      const LowPrecisionCase c{text, 2, seq_q, 2, MaskShape::sq_sk, seq_q == 2};
+      CAPTURE(c);
+      const LowPrecisionRun run = run_case(c, ties);
+      check_low_precision(spec, run);
+      int64_t not_ties = 0, not_even = 0;
+      for (size_t n = 0; n < run.out.size(); ++n) {
+        const float exact = static_cast<float>(run.expected.exact[n]);  // exact in float
+        not_ties += round_to(spec.dtype, exact) == exact;
+        not_even += run.out[n] != round_to(spec.dtype, exact) || (to_bits(spec.dtype, run.out[n]) & 1) != 0;
+      }
+      CHECK(not_ties == 0);
+      CHECK(not_even == 0);
+      ties_checked += static_cast<int64_t>(run.out.size());
+    }
+  }
+  CHECK(ties_checked > 0);
+}
+
 // Counts the rows (b, i, h) the reference gives no kept key, and the non-zero out elements of
 // those rows in the core form (the block form projects them through w_o and b_o).
 struct MaskedRows {
