@@ -7,7 +7,6 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <iterator>
@@ -253,7 +252,7 @@ void large_core_inputs(const attn::Spec &spec, Call &call, std::mt19937 &rng) {
 // positive, about 36 s^2 (d_model 32); q and k weights in [-1/(2s), 1/(2s)] keep scores small.
 // Row m of w_o is sign_m * 10^(m % 8 - 4) * [0.5, 1], so out[m] is one-signed, about
 // 864 s^2 10^(m % 8 - 4): the rows with 10^(m % 8 - 4) >= 100 exceed the dtype's range (f16:
-// 86400, bf16: 8.6e38) by more than 15% and must be ±inf; the others stay 6x below it and must
+// 86400, bf16: 8.6e38) by more than 15% and must be ±inf; the others stay 3x below it and must
 // be finite and within the pass rule. fp32 sums of one-signed terms overflow only when the
 // exact value does, so the naive result agrees.
 void large_block_inputs(const attn::Spec &spec, Call &call, std::mt19937 &rng) {
@@ -279,7 +278,6 @@ void large_block_inputs(const attn::Spec &spec, Call &call, std::mt19937 &rng) {
 }
 
 TEST_CASE("large magnitudes: no NaN, and out overflows to ±inf exactly where the dtype does") {
-  int64_t overflowed = 0, finite = 0;
   for (const char *text : low_precision_specs) {
     const attn::Spec spec = parse(text);
     const bool core = spec.form == attn::Form::core;
@@ -300,7 +298,7 @@ TEST_CASE("large magnitudes: no NaN, and out overflows to ±inf exactly where th
       check_low_precision(spec, run);
       // The cases' own premise: fp32 arithmetic gives a finite answer wherever the exact value
       // fits the dtype (so a NaN or inf there is the kernel's).
-      int64_t naive_not_finite = 0;
+      int64_t naive_not_finite = 0, overflowed = 0, finite = 0;
       for (size_t n = 0; n < run.out.size(); ++n) {
         const bool fits = std::isfinite(run.exact_saturated[n]);
         naive_not_finite += fits && !std::isfinite(run.expected.naive[n]);
@@ -308,14 +306,13 @@ TEST_CASE("large magnitudes: no NaN, and out overflows to ±inf exactly where th
         finite += fits;
       }
       CHECK(naive_not_finite == 0);
+      CHECK(finite > 0);
       if (core)
-        CHECK(std::all_of(run.exact_saturated.begin(), run.exact_saturated.end(),
-                          [](double x) { return std::isfinite(x); }));
+        CHECK(overflowed == 0);
+      else
+        CHECK(overflowed > 0);
     }
   }
-  CHECK(overflowed > 0);
-  CHECK(finite > 0);
-  MESSAGE(overflowed, " out elements overflowed to inf, ", finite, " stayed finite");
 }
 
 }  // namespace
