@@ -26,6 +26,7 @@ template <class T>
 constexpr attn_dtype dtype_of() {
   if constexpr (std::is_same_v<T, float>) return ATTN_F32;
   if constexpr (std::is_same_v<T, int32_t>) return ATTN_I32;
+  if constexpr (std::is_same_v<T, uint16_t>) return ATTN_F16;  // or ATTN_BF16: c_tensor(dtype)
   return ATTN_U8;
 }
 
@@ -124,13 +125,18 @@ reference::View<T> BasicTensor<T>::view() const {
 
 template <class T>
 attn_tensor BasicTensor<T>::c_tensor() {
-  return attn_tensor{data(), dtype_of<T>(), static_cast<int32_t>(shape_.size()), shape_.data(),
-                     strides_.data()};
+  return c_tensor(dtype_of<T>());
+}
+
+template <class T>
+attn_tensor BasicTensor<T>::c_tensor(attn_dtype dtype) {
+  return attn_tensor{data(), dtype, static_cast<int32_t>(shape_.size()), shape_.data(), strides_.data()};
 }
 
 template class BasicTensor<float>;
 template class BasicTensor<int32_t>;
 template class BasicTensor<uint8_t>;
+template class BasicTensor<uint16_t>;
 
 std::string last_error() {
   return attn_last_error();
@@ -164,6 +170,8 @@ attn_status Call::run(const attn_kernel *kernel) {
   for (auto &[name, tensor] : tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : index_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : byte_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
+  for (auto &[name, tensor] : bits_tensors)
+    args.push_back(attn_arg{name.c_str(), tensor.c_tensor(bits_dtype)});
   return attn_run(kernel, args.data(), static_cast<int>(args.size()));
 }
 
@@ -213,6 +221,11 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
   call.tensors.emplace("out", Tensor({batch, seq, m}, padded, output_sentinel));
   if (s.lse) call.tensors.emplace("lse", Tensor({batch, seq, s.heads}, padded, output_sentinel));
   return call;
+}
+
+Call make_call(const attn::Spec &s, int batch, int seq_q, int seq_k, bool padded, std::mt19937 &rng) {
+  return s.form == attn::Form::core ? make_core_call(s, batch, seq_q, seq_k, padded, rng)
+                                    : make_block_call(s, batch, seq_q, padded, rng);
 }
 
 std::ostream &operator<<(std::ostream &os, MaskShape shape) {
@@ -435,6 +448,13 @@ std::ostream &operator<<(std::ostream &os, const LseComparison &c) {
             << ", NaNs " << c.nan_count << ", padding " << (c.padding_intact ? "intact" : "WRITTEN") << "}";
 }
 
+std::ostream &operator<<(std::ostream &os, const NonfiniteComparison &c) {
+  return os << "{nan mismatches " << c.nan_mismatches << ", inf mismatches " << c.inf_mismatches
+            << " (first at " << c.first_mismatch << "), finite " << c.finite << ", error " << c.kernel_error
+            << " against a bound of " << c.bound() << " (naive error " << c.naive_error << "), worst element "
+            << c.worst << ": got " << c.worst_got << ", exact " << c.worst_exact << "}";
+}
+
 SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts) {
   std::vector<std::string> listed;
   for (const std::string &spec : spec_texts) listed.push_back(attn::kernel_id(parse(spec)));
@@ -448,6 +468,13 @@ SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts) {
     if (std::find(listed.begin(), listed.end(), id) == listed.end()) drift.unlisted.push_back(id);
   }
   return drift;
+}
+
+void check_spec_list(const SpecListDrift &drift, const std::string &list_name) {
+  CHECK_MESSAGE(drift.missing.empty(), "listed in ", list_name, ", not linked: ", drift.missing.size());
+  for (const std::string &id : drift.missing) MESSAGE("not linked: ", id);
+  CHECK_MESSAGE(drift.unlisted.empty(), "linked, not in ", list_name, ": ", drift.unlisted.size());
+  for (const std::string &id : drift.unlisted) MESSAGE("not listed: ", id);
 }
 
 std::vector<int> fully_masked_queries(const attn::Spec &s, int seq_q, int seq_k) {

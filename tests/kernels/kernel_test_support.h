@@ -2,6 +2,8 @@
 // suites.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -15,8 +17,8 @@
 
 namespace attnc::test {
 
-// A tensor of rank 1..4 (f32, i32 or u8) that owns its storage. Padded tensors get outer strides
-// larger than dense (the innermost dim stays contiguous); their padding holds a sentinel a kernel
+// A tensor of rank 1..4 (f32, i32, u8, or f16 / bf16 bits) that owns its storage. Padded tensors get outer
+// strides larger than dense (the innermost dim stays contiguous); their padding holds a sentinel a kernel
 // must neither read (NaN for float inputs) nor write (a number for outputs).
 template <class T>
 class BasicTensor {
@@ -49,7 +51,8 @@ class BasicTensor {
   bool all_padding() const;
 
   reference::View<T> view() const;
-  attn_tensor c_tensor();  // points into this object: keep it alive and unmoved while used
+  attn_tensor c_tensor();                  // points into this object: keep it alive and unmoved while used
+  attn_tensor c_tensor(attn_dtype dtype);  // as another dtype of T's size (f16 or bf16 bits)
 
  private:
   std::vector<int64_t> shape_, strides_;
@@ -60,10 +63,12 @@ class BasicTensor {
 using Tensor = BasicTensor<float>;
 using IndexTensor = BasicTensor<int32_t>;
 using ByteTensor = BasicTensor<uint8_t>;
+using BitsTensor = BasicTensor<uint16_t>;  // f16 or bf16, as bits (low_precision.h)
 
 extern template class BasicTensor<float>;
 extern template class BasicTensor<int32_t>;
 extern template class BasicTensor<uint8_t>;
+extern template class BasicTensor<uint16_t>;
 
 // The runtime's strings as std::string: doctest prints a const char * as a pointer.
 std::string last_error();
@@ -81,6 +86,8 @@ struct Call {
   std::map<std::string, Tensor> tensors;             // f32: q, k, v, x, weights, out, lse, ...
   std::map<std::string, IndexTensor> index_tensors;  // i32: key_lengths, segment ids, ...
   std::map<std::string, ByteTensor> byte_tensors;    // u8: mask
+  std::map<std::string, BitsTensor> bits_tensors;    // f16 / bf16: q, k, v, x, weights, out
+  attn_dtype bits_dtype = ATTN_F16;                  // bits_tensors' dtype: ATTN_F16 or ATTN_BF16
   attn_status run(const attn_kernel *kernel);        // passes every tensor, names as keys
 };
 
@@ -92,6 +99,9 @@ Call make_core_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k,
                     std::mt19937 &rng);
 // Inputs for a block spec: x uniform[-1, 1], weights and biases uniform[-1/sqrt(fan_in), 1/sqrt(fan_in)].
 Call make_block_call(const attn::Spec &resolved, int batch, int seq, bool padded, std::mt19937 &rng);
+
+// make_core_call or make_block_call, by the spec's form (the block form: S = seq_q, seq_k unused).
+Call make_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k, bool padded, std::mt19937 &rng);
 
 // How a call gives the mask-shaped tensors (mask, score_bias): [Sq,Sk], [H,Sq,Sk] (aligned from the
 // right, as NumPy broadcasts), [B,H,Sq,Sk], or rank 4 with a size-1 B or H.
@@ -150,6 +160,44 @@ struct LseComparison {
 LseComparison compare_lse(const Tensor &lse, const Expected &expected);
 std::ostream &operator<<(std::ostream &os, const LseComparison &c);
 
+// Elementwise, for results that may hold NaN or Inf: NaN where the reference has NaN, the same
+// infinity where it has one, and the pass rule over the elements finite in both the reference and
+// the result (naive error over those where the naive result is finite too).
+struct NonfiniteComparison {
+  int64_t nan_mismatches = 0, inf_mismatches = 0, finite = 0, first_mismatch = -1;
+  double kernel_error = 0, naive_error = 0;
+  int64_t worst = -1;  // logical index of the largest finite error
+  double worst_got = 0, worst_exact = 0;
+  double bound() const { return 2 * naive_error + 1e-5; }
+  bool pass() const { return nan_mismatches == 0 && inf_mismatches == 0 && kernel_error <= bound(); }
+};
+std::ostream &operator<<(std::ostream &os, const NonfiniteComparison &c);
+
+// got(n): the result's n-th logical element, as double.
+template <class Got>
+NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact,
+                                      const std::vector<float> &naive) {
+  NonfiniteComparison c;
+  for (size_t n = 0; n < exact.size(); ++n) {
+    const double want = exact[n], value = got(static_cast<int64_t>(n));
+    const bool nan_bad = std::isnan(want) != std::isnan(value);
+    const bool inf_bad = std::isinf(want) != std::isinf(value) || (std::isinf(want) && want != value);
+    c.nan_mismatches += nan_bad;
+    c.inf_mismatches += !nan_bad && inf_bad;
+    if ((nan_bad || inf_bad) && c.first_mismatch < 0) c.first_mismatch = static_cast<int64_t>(n);
+    if (!std::isfinite(want) || !std::isfinite(value)) continue;
+    ++c.finite;
+    if (const double error = std::abs(value - want); error > c.kernel_error || c.worst < 0) {
+      c.kernel_error = error;
+      c.worst = static_cast<int64_t>(n);
+      c.worst_got = value;
+      c.worst_exact = want;
+    }
+    if (std::isfinite(naive[n])) c.naive_error = std::max(c.naive_error, std::abs(naive[n] - want));
+  }
+  return c;
+}
+
 // Runs the call (it must succeed) and checks out, and lse when the spec has it, against the
 // reference with the pass rules above, as doctest CHECKs (the caller's CAPTUREs show on failure).
 void run_and_check(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
@@ -160,6 +208,9 @@ struct SpecListDrift {
   std::vector<std::string> missing, unlisted;
 };
 SpecListDrift spec_list_drift(const std::vector<std::string> &spec_texts);
+// CHECKs that a suite's list (list_name: where it lives) and its linked kernels agree, naming each
+// id on one side only.
+void check_spec_list(const SpecListDrift &drift, const std::string &list_name);
 
 // The query rows i < seq_q whose every key the spec's mask removes (the same for every batch and head);
 // masks of windows only.

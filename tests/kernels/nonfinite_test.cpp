@@ -23,40 +23,6 @@ struct Shape {
   int batch, seq_q, seq_k;
 };
 
-// Elementwise: NaN where the reference has NaN, the same infinity where it has one, and the pass
-// rule over the elements finite in both the reference and the naive fp32 result.
-struct NonfiniteComparison {
-  int64_t nan_mismatches = 0, inf_mismatches = 0, finite = 0, first_mismatch = -1;
-  double kernel_error = 0, naive_error = 0;
-  bool pass() const {
-    return nan_mismatches == 0 && inf_mismatches == 0 && kernel_error <= 2 * naive_error + 1e-5;
-  }
-};
-
-std::ostream &operator<<(std::ostream &os, const NonfiniteComparison &c) {
-  return os << "nan mismatches " << c.nan_mismatches << ", inf mismatches " << c.inf_mismatches
-            << " (first at " << c.first_mismatch << "), finite " << c.finite << ", error " << c.kernel_error
-            << " against a bound of " << 2 * c.naive_error + 1e-5;
-}
-
-template <class Got>
-NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact, const std::vector<float> &naive) {
-  NonfiniteComparison c;
-  for (size_t n = 0; n < exact.size(); ++n) {
-    const double want = exact[n], value = got(static_cast<int64_t>(n));
-    const bool nan_bad = std::isnan(want) != std::isnan(value);
-    const bool inf_bad = std::isinf(want) != std::isinf(value) || (std::isinf(want) && want != value);
-    c.nan_mismatches += nan_bad;
-    c.inf_mismatches += !nan_bad && inf_bad;
-    if ((nan_bad || inf_bad) && c.first_mismatch < 0) c.first_mismatch = static_cast<int64_t>(n);
-    if (!std::isfinite(want) || !std::isfinite(value)) continue;
-    ++c.finite;
-    c.kernel_error = std::max(c.kernel_error, std::abs(value - want));
-    if (std::isfinite(naive[n])) c.naive_error = std::max(c.naive_error, std::abs(naive[n] - want));
-  }
-  return c;
-}
-
 // Runs the call and checks out (and lse) against the reference; returns the finite outputs.
 int64_t run_and_compare(const attn::Spec &spec, const attn_kernel *kernel, Call &call) {
   const attn_status status = call.run(kernel);

@@ -32,10 +32,8 @@ Verdict check_case(const RandomCase &c) {
   const attn_kernel *kernel = find_kernel(spec);
   REQUIRE(kernel != nullptr);
   std::mt19937 rng(c.values_seed);
-  const bool core = spec.form == attn::Form::core;
   const bool padded = padded_rest(c.layout);
-  Call call = core ? make_core_call(spec, c.batch, c.seq_q, c.seq_k, padded, rng)
-                   : make_block_call(spec, c.batch, c.seq_q, padded, rng);
+  Call call = make_call(spec, c.batch, c.seq_q, c.seq_k, padded, rng);
   if (c.q_gain != 1.0f) {
     Tensor &q = call.tensors.at("q");
     for (int64_t n = 0; n < q.elements(); ++n) q.logical(n) *= c.q_gain;
@@ -106,11 +104,7 @@ struct MaxIsa {
 };
 
 TEST_CASE("the sweep's spec lists are the linked kernels") {
-  const SpecListDrift drift = spec_list_drift(all_linked_specs());
-  CHECK_MESSAGE(drift.missing.empty(), "listed, not linked: ", drift.missing.size());
-  for (const std::string &id : drift.missing) MESSAGE("not linked: ", id);
-  CHECK_MESSAGE(drift.unlisted.empty(), "linked, not listed: ", drift.unlisted.size());
-  for (const std::string &id : drift.unlisted) MESSAGE("not listed: ", id);
+  check_spec_list(spec_list_drift(all_linked_specs()), "random_sweep_specs.h and the suites' spec headers");
 }
 
 // Whether `out` of a call passes against the reference of `reference_spec`.
