@@ -65,6 +65,32 @@ TEST_CASE("the low-precision specs are the linked kernels") {
   check_spec_list(low_precision_spec_list_drift(), "low_precision_specs.h");
 }
 
+// The instruction-set caps to run the suite under: none (this machine's best variant) and, where
+// the bf16 kernels carry an AVX2 variant beside it, "avx2" (bf16 converted to fp32 instead of
+// multiplied in pairs). Under a cap, only the specs whose kernels have a variant for it run.
+std::vector<const char *> isa_caps() {
+  std::vector<const char *> caps = {nullptr};
+  const attn_kernel *kernel = find_kernel(parse(low_precision_specs[0]));
+  REQUIRE(kernel != nullptr);
+  const std::string targets = attn_kernel_target(kernel);
+  if (targets.find(',') != std::string::npos && targets.find("avx2") != std::string::npos) caps.push_back("avx2");
+  return caps;
+}
+
+// Runs check for every spec that has a variant under each cap in isa_caps().
+void for_each_variant(const std::function<void(const char *spec)> &check) {
+  for (const char *cap : isa_caps()) {
+    CAPTURE(std::string(cap ? cap : "none"));
+    REQUIRE(attn_set_max_isa(cap) == ATTN_OK);
+    for (const char *spec : low_precision_specs) {
+      const std::string targets = attn_kernel_target(find_kernel(parse(spec)));
+      if (cap != nullptr && targets.find(",") == std::string::npos) continue;  // one variant only
+      check(spec);
+    }
+    REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
+  }
+}
+
 TEST_CASE("f16 and bf16 kernels match the fp64 reference on the rounded inputs") {
   struct Lengths {
     int seq_q, seq_k;
@@ -73,7 +99,7 @@ TEST_CASE("f16 and bf16 kernels match the fp64 reference on the rounded inputs")
   constexpr Lengths core_lengths[] = {{7, 33}, {33, 7}, {129, 33}, {33, 129}, {129, 129}, {1, 7}};
   constexpr int block_lengths[] = {1, 7, 33, 129};
   int n = 0, cases = 0;
-  for (const char *spec : low_precision_specs) {
+  for_each_variant([&](const char *spec) {
     if (is_core(spec)) {
       for (const Lengths &l : core_lengths)
         check_case({spec, 1 + n % 3, l.seq_q, l.seq_k, shapes[n % 5], n++ % 2 == 1}), ++cases;
@@ -81,7 +107,7 @@ TEST_CASE("f16 and bf16 kernels match the fp64 reference on the rounded inputs")
       for (int seq : block_lengths)
         check_case({spec, 1 + n % 3, seq, seq, shapes[n % 5], n++ % 2 == 1}), ++cases;
     }
-  }
+  });
   MESSAGE(cases, " cases");
 }
 
@@ -96,13 +122,13 @@ TEST_CASE("split keys: a few queries against many keys") {
 }
 
 TEST_CASE("long keys: the packed pipeline and the block core over many key blocks") {
-  for (const char *spec : low_precision_specs) {
-    if (!is_core(spec)) continue;
+  for_each_variant([](const char *spec) {
+    if (!is_core(spec)) return;
     // heads=8 specs pack from Sk >= 1024 with B * heads >= 8 tasks (tile_config.h); the others
     // (global, window, random) run the block core over many key blocks at the same lengths.
     check_case({spec, 1, 33, 1030, MaskShape::sq_sk, false});
     check_case({spec, 2, 129, 1024, MaskShape::b_one_sq_sk, true});
-  }
+  });
 }
 
 TEST_CASE("out rounds to nearest even: ties between two adjacent dtype values") {
