@@ -4,6 +4,9 @@
 #include <sstream>
 
 #include "attn/runtime.h"
+#include "attn/spec_text.h"
+#include "attn/validate.h"
+#include "attnc/core_algorithm.h"
 #include "attnc/emit.h"
 #include "attnc/tile_config.h"
 
@@ -29,6 +32,26 @@ std::string json_string(const std::string &s) {
     }
   }
   return out + "\"";
+}
+
+// How a variant computes: the arithmetic its storage type gets on its target.
+std::string compute_path(const std::string &spec_text, const std::string &target_text) {
+  const attn::ParseResult parsed = attn::parse_spec(spec_text);
+  if (!parsed.ok) return "unknown";
+  const attn::Spec spec = attn::resolve(parsed.spec);
+  const Halide::Target target(target_text);
+  switch (spec.dtype) {
+    case attn::DType::f16:
+      return target.has_feature(Halide::Target::F16C) ? "f16 converted to fp32 (F16C), fp32 arithmetic"
+                                                       : "f16 converted to fp32 in software, fp32 arithmetic";
+    case attn::DType::bf16:
+      if (bf16_dot_products(target) && whole_row_core(spec))
+        return "bf16 dot products (vdpbf16ps) with fp32 sums in the whole-row core (prefill up to " +
+               std::to_string(whole_row_max_keys) + " keys); elsewhere bf16 converted to fp32";
+      return "bf16 converted to fp32, fp32 arithmetic";
+    default:
+      return "fp32";
+  }
 }
 
 }  // namespace
@@ -57,7 +80,8 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
       o << (v ? "," : "") << "\n        {\"target\": " << json_string(k.targets[v])
         << ", \"required_cpu_features\": " << json_string(k.variant_cpu_features[v])
         << ", \"tiles\": " << json_string(k.variant_tiles[v].tiles)
-        << ", \"tuned\": " << (k.variant_tiles[v].tuned ? "true" : "false");
+        << ", \"tuned\": " << (k.variant_tiles[v].tuned ? "true" : "false")
+        << ", \"compute\": " << json_string(compute_path(k.spec_text, k.targets[v]));
       if (!k.variant_tiles[v].short_tiles.empty())
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
       if (k.variant_tiles[v].blocks)

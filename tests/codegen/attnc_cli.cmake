@@ -144,6 +144,8 @@ foreach(name cli_kernels.a cli_kernels.h cli_kernels.json cli_kernels_entry.c cl
 endforeach()
 expect_contains("${out}" "wrote ${out_dir}/cli_kernels.a\n" "gen's list of files")
 expect_contains("${out}" "wrote ${out_dir}/cli_kernels.json\n" "gen's list of files")
+file(READ "${out_dir}/cli_kernels.json" manifest)
+expect_contains("${manifest}" "\"compute\": \"fp32\"" "the manifest's compute path of an f32 variant")
 list_files("${out_dir}" after)
 string(FIND "${after}" ".attnc-partial" staging_left)
 if(NOT staging_left EQUAL -1)
