@@ -45,6 +45,9 @@ std::string compute_path(const std::string &spec_text, const std::string &target
       return target.has_feature(Halide::Target::F16C) ? "f16 converted to fp32 (F16C), fp32 arithmetic"
                                                        : "f16 converted to fp32 in software, fp32 arithmetic";
     case attn::DType::bf16:
+      if (bf16_dot_products(target) && spec.form == attn::Form::block)
+        return "bf16 dot products (vdpbf16ps) with fp32 sums in the q/k/v projections; the core and "
+               "the output projection on fp32 activations";
       if (bf16_dot_products(target) && whole_row_core(spec))
         return "bf16 dot products (vdpbf16ps) with fp32 sums in the whole-row core (prefill up to " +
                std::to_string(whole_row_max_keys) + " keys); elsewhere bf16 converted to fp32";

@@ -88,6 +88,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     return spec_.dtype == attn::DType::bf16 && bf16_dot_products(get_target());
   }
 
+  // The bf16 input itself where the target multiplies bf16 pairs, else undefined.
+  Func bf16_input(const std::string &name) { return uses_bf16_dot_products() ? input(name) : Func(); }
+
   Func input(const std::string &name) { return Func(*inputs_.at(name)); }
   Func optional_input(const std::string &name) { return inputs_.count(name) ? input(name) : Func(); }
   // A float input as f32 (inline: converted where it is read). f16 converts with F16C where
@@ -183,8 +186,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
     if (s.qkv == attn::Qkv::fused) {
       const int rows = hd + kvd + kvdv;
-      layers.push_back(
-          define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model, linear_panel_rows(tiles_, rows), "qkv"));
+      layers.push_back(define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model,
+                                     linear_panel_rows(tiles_, rows), "qkv", bf16_input("x"), bf16_input("w_qkv")));
       schedule_linear_cpu(layers.back(), tiles_, rows);
       const Func &qkv = layers.back().y;
       q(d, h, i, b) = qkv(h * s.head_dim + d, i, b);
@@ -196,7 +199,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       const int rows[3] = {hd, kvd, kvdv};
       for (int p = 0; p < 3; ++p) {
         layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
-                                       linear_panel_rows(tiles_, rows[p]), names[p][2]));
+                                       linear_panel_rows(tiles_, rows[p]), names[p][2], bf16_input("x"),
+                                       bf16_input(names[p][0])));
         schedule_linear_cpu(layers.back(), tiles_, rows[p]);
       }
       q(d, h, i, b) = layers[0].y(h * s.head_dim + d, i, b);

@@ -315,11 +315,46 @@ void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {
   Var token_task("token_task"), token_rest("token_rest"), token_group("token_group"), token_in("token_in");
   Var task("task");  // (token task, batch)
 
-  // Repacked once per call into contiguous panels.
-  f.weights_t.compute_root().parallel(f.panel).vectorize(f.lane, lanes);
+  // Repacked once per call into contiguous panels (bf16 pairs: both features of a pair read as
+  // rows and stored interleaved, the pair unrolled).
+  if (f.bf16_pairs) {
+    f.weights_t.compute_root().reorder(f.pair, f.lane, f.col, f.panel).parallel(f.panel).vectorize(f.lane, lanes).unroll(f.pair);
+  } else {
+    f.weights_t.compute_root().parallel(f.panel).vectorize(f.lane, lanes);
+  }
 
   // Each task owns token_task tokens; for one column panel at a time (in_features x cols, in
   // L2) it sweeps every register block of tokens, so a panel is read from memory once per task.
+  if (f.bf16_pairs) {
+    // The pair element innermost, vectorized with an atomic update: vdpbf16ps. Halide gives up
+    // that vectorization when the atomic update has a parallel loop, so the tasks are the loop
+    // of a copy (y.in()) and each task computes its tokens' sums inside it.
+    Halide::Func tasks = f.y.in();
+    tasks.compute_root()
+        .split(f.token, token_task, token_rest, t.proj_token_task, TailStrategy::GuardWithIf)
+        .fuse(token_task, f.b, task)
+        .parallel(task)
+        .vectorize(f.row, lanes);
+    // Every feature, from 0: with a symbolic first row the panel index (row % cols) of each
+    // vector is not known to be a whole vector, and the weights were gathered lane by lane.
+    f.y.compute_at(tasks, task).bound(f.row, 0, rows).vectorize(f.row, lanes);
+    // Register blocks of proj_rows tokens x two vectors: the loads of a third and fourth vector
+    // of a panel came out as lane-by-lane gathers (Halide shares one wide load between the
+    // unrolled vectors, and LLVM splits a 96- or 128-lane bf16 load badly).
+    Var row_slice("row_slice"), row_rest("row_rest");
+    f.y.update()
+        .split(f.token, token_group, token_in, t.proj_rows, TailStrategy::GuardWithIf)
+        .split(f.row, row_block, row_in, cols)
+        .split(row_in, row_slice, row_rest, std::min(cols, 2 * lanes))
+        .split(row_rest, row_vec, row_lane, lanes)
+        .reorder(f.over_inputs.x, row_lane, token_in, row_vec, f.over_inputs.y, row_slice, token_group, row_block, f.b)
+        .atomic()
+        .vectorize(f.over_inputs.x)
+        .vectorize(row_lane)
+        .unroll(row_vec)
+        .unroll(token_in);
+    return;
+  }
   f.y.compute_root()
       .split(f.token, token_task, token_rest, t.proj_token_task, TailStrategy::GuardWithIf)
       .fuse(token_task, f.b, task)

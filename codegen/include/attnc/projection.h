@@ -6,18 +6,25 @@
 namespace attnc {
 
 struct LinearFuncs {
-  Halide::Var row{"row"}, token{"token"}, b{"b"}, lane{"lane"}, col{"col"}, panel{"panel"};
+  Halide::Var row{"row"}, token{"token"}, b{"b"}, lane{"lane"}, col{"col"}, panel{"panel"}, pair{"pair"};
+  // Over input features; with bf16 pairs (x: the pair element, y: the pair of input features).
   Halide::RDom over_inputs;
+  bool bf16_pairs = false;
   // weights_t(lane, c, panel) = w(c, panel * panel_rows + lane): each panel of panel_rows output
   // features is contiguous, features innermost (vector lanes), so a register block streams it.
+  // With bf16 pairs: weights_t(pair, lane, c, panel) = w(2 c + pair, panel * panel_rows + lane),
+  // the two input features of a pair side by side (one vdpbf16ps operand per 16 features).
   Halide::Func weights_t;
   Halide::Func y;  // y(row, token, b), row in [0, rows)
   int panel_rows = 0;
 };
 
 // x(c, token, b) with c in [0, in_features); w(c, row): weight row `row` of [rows, in_features];
-// bias(row) or an undefined Func for none. panel_rows divides rows.
+// bias(row) or an undefined Func for none. panel_rows divides rows. x and w are f32; where
+// x_bf16 and w_bf16 are defined (bf16 inputs on a target with bf16 dot products) and
+// in_features is even, the products are bf16 pairs summed in fp32 from those instead.
 LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Halide::Func &bias,
-                          int in_features, int panel_rows, const std::string &name);
+                          int in_features, int panel_rows, const std::string &name,
+                          const Halide::Func &x_bf16 = Halide::Func(), const Halide::Func &w_bf16 = Halide::Func());
 
 }  // namespace attnc
