@@ -22,8 +22,10 @@ build: configure
 test: build
 	@cd $(BUILD) && PATH="$(VENV)/bin:$$PATH" $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-demo: build
-	@bash scripts/demo.sh $(BUILD)
+# Builds only what the demo runs; V=1 (or ATTNC_VERBOSE=1) shows the build's own lines.
+V ?= 0
+demo: configure
+	@V=$(V) JOBS=$(JOBS) bash scripts/demo.sh $(BUILD)
 
 # Installs attnc (tool, runtime, headers, CMake package, libHalide) into PREFIX, self-contained:
 # find_package(attnc) against PREFIX works with the source tree deleted. Builds only what installs.
