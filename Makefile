@@ -7,7 +7,7 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo bench check-sanitize fuzz sweep clean
+.PHONY: setup configure build test demo install bench check-sanitize fuzz sweep clean
 
 setup:
 	@bash scripts/setup.sh
@@ -22,8 +22,17 @@ build: configure
 test: build
 	@cd $(BUILD) && PATH="$(VENV)/bin:$$PATH" $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-demo: build
-	@bash scripts/demo.sh $(BUILD)
+# Builds only what the demo runs; V=1 (or ATTNC_VERBOSE=1) shows the build's own lines.
+V ?= 0
+demo: configure
+	@V=$(V) JOBS=$(JOBS) bash scripts/demo.sh $(BUILD)
+
+# Installs attnc (tool, runtime, headers, CMake package, libHalide) into PREFIX, self-contained:
+# find_package(attnc) against PREFIX works with the source tree deleted. Builds only what installs.
+PREFIX ?= $(HOME)/.local/attnc
+install: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_package
+	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 bench: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run
