@@ -1,6 +1,6 @@
 """make bench: attnc against its peers on the same inputs, every output checked against fp64 first.
 
-One run measures the machine's limits (FMA peak, sgemm, DRAM read bandwidth), times workloads
+One run measures the machine's limits (FMA and bf16 dot-product peaks, sgemm, DRAM read bandwidth), times workloads
 W1-W6 and a sequence-length sweep with attnc (attn-run --bench) and every peer that can run here,
 each in its own process pinned to THREADS threads, then how long `attnc gen` takes for one spec
 and attn-run's peak memory at S=32768. It prints a table and writes BUILD/bench/results.json,
@@ -123,6 +123,11 @@ def print_limits(machine, limits, settings):
     print(f"limits: FMA peak {limits['fma_peak_gflops']} GFLOP/s, sgemm 2048 {limits['sgemm_gflops']} GFLOP/s "
           f"({blas['name']} {blas['version']}, core {blas.get('runtime_core', '?')}, OPENBLAS_CORETYPE "
           f"{blas['OPENBLAS_CORETYPE']}), DRAM read {limits['read_gbps']} GB/s", flush=True)
+    if limits["bf16_peak_gflops"] is None:
+        print(f"limits: bf16 dot-product peak: skipped: {limits['bf16_peak_skipped']}")
+    else:
+        print(f"limits: bf16 dot-product peak (vdpbf16ps, 64 FLOP each) {limits['bf16_peak_gflops']} GFLOP/s, "
+              f"one core {limits['bf16_peak_gflops_1t']}", flush=True)
 
 
 def generation_and_memory(settings, build, spec, attnc, out_dir, env):
