@@ -27,6 +27,7 @@ import subprocess
 import sys
 
 import kernels
+import lowp_targets
 import report
 from implementations import attnc_variants, lowp_implementations, peers
 from limits import busy_fraction, machine_info, measure_limits
@@ -177,6 +178,7 @@ def print_summary(rows, limits, out_dir, plot_skipped, skipped, required):
               f"KV bytes counted in that type, % of the {limits['read_gbps']} GB/s DRAM read;\n"
               f"time/attnc: the row's median / attnc's kernel of the row's dtype (attnc-f32: its fp32 kernel, "
               f"so above 1 is the low-precision speed-up).")
+        print("issue 20's targets, this run:\n" + lowp_targets.text(lowp_targets.evaluate(rows)))
     print(f"results: {out_dir}/results.json and results.md; plot: "
           + (f"skipped: {plot_skipped}" if plot_skipped else f"{out_dir}/gflops_vs_seq.png"))
     for name, why in skipped.items():
@@ -268,7 +270,7 @@ def main():
                   "gen_seconds_one_spec": gen_one, "gen_one_spec": specs[0] if specs else None, "peak_rss": rss,
                   "lowp_library": lowp_library, "lowp_specs": lowp_specs,
                   "lowp_gen_seconds_all_specs": lowp_gen_seconds},
-        "results": rows, "failures": failures})
+        "lowp_targets": lowp_targets.evaluate(rows), "results": rows, "failures": failures})
     with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write(report.table_markdown(rows) + "\n")
     print_summary(rows, limits, out_dir, plot_skipped, skipped, required)
