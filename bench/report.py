@@ -97,8 +97,9 @@ def plot_sweep(path, rows):
         return "matplotlib not installed"
     series = {}
     for row in rows:
-        if row["on_sweep"] and row["status"] == "ok":
-            dtype = row.get("dtype", "f32")
+        dtype = row.get("dtype", "f32")
+        # On a bf16 line, only what computes in bf16 (not W1's fp32 comparison rows).
+        if row["on_sweep"] and row["status"] == "ok" and row.get("storage", "f32") == dtype:
             label = row["impl"] if dtype == "f32" or row["impl"].endswith(dtype) else f"{row['impl']} {dtype}"
             series.setdefault(label, []).append((row["seq_q"], row["gflops"]))
     if not series:
