@@ -164,12 +164,17 @@ def peers(out_dir, threads, env):
     return available, skipped
 
 
+def lowp_driver(build, out_dir):
+    """Builds bench/lowp_run.cpp against BUILD's runtime library; returns the binary's path."""
+    return compile_helper("lowp_run.cpp", os.path.join(out_dir, "lowp_run"),
+                          ["-I", os.path.join(BENCH_DIR, "..", "runtime", "include"),
+                           os.path.join(build, "runtime", "libattnc_runtime.a"), "-ldl"])
+
+
 def lowp_implementations(build, library, out_dir, threads, env):
     """The bf16 / f16 rows' implementations, {name: why skipped}, and per dtype which of them run."""
     python = [sys.executable]
-    driver = compile_helper("lowp_run.cpp", os.path.join(out_dir, "lowp_run"),
-                            ["-I", os.path.join(BENCH_DIR, "..", "runtime", "include"),
-                             os.path.join(build, "runtime", "libattnc_runtime.a"), "-ldl"])
+    driver = lowp_driver(build, out_dir)
     numpy_peer = ProcessPeer("numpy-unfused", python + [os.path.join(BENCH_DIR, "unfused_peer.py")], threads, env,
                              optional=False)
     implementations = [AttncLowp(build, library, driver, threads, env), AttncF32(build, library, threads, env),
