@@ -60,8 +60,9 @@ int main(int argc, char **argv) {
   const long iterations = 100'000'000;
   const double one = peak_gflops(1, iterations);
   const double all = threads > 1 ? peak_gflops(threads, iterations) : one;
-  std::printf("{\"bf16_peak_gflops\": %.1f, \"bf16_peak_gflops_1t\": %.1f, \"threads\": %d, "
-              "\"flops_per_instruction\": %d}\n",
-              all, one, threads, kFlopsPerInstruction);
+  std::printf(
+      "{\"bf16_peak_gflops\": %.1f, \"bf16_peak_gflops_1t\": %.1f, \"threads\": %d, "
+      "\"flops_per_instruction\": %d}\n",
+      all, one, threads, kFlopsPerInstruction);
   return 0;
 }

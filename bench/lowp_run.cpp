@@ -28,7 +28,9 @@
 
 namespace {
 
-size_t element_bytes(attn_dtype dtype) { return dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : 4; }
+size_t element_bytes(attn_dtype dtype) {
+  return dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : 4;
+}
 
 // One kernel argument in its storage type; shape outermost first.
 struct Tensor {
@@ -46,7 +48,8 @@ Tensor from_f32(const bench_npy::Array &array, attn_dtype dtype) {
     if (dtype == ATTN_F32) {
       std::memcpy(t.bytes.data() + 4 * i, &x, 4);
     } else {
-      const uint16_t h = dtype == ATTN_BF16 ? bench_bf16::from_f32(x) : _cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT);
+      const uint16_t h =
+          dtype == ATTN_BF16 ? bench_bf16::from_f32(x) : _cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT);
       std::memcpy(t.bytes.data() + 2 * i, &h, 2);
     }
   }
@@ -68,7 +71,8 @@ bench_npy::Array to_f32(const Tensor &t) {
 }
 
 void check(attn_status status) {
-  if (status != ATTN_OK) throw std::runtime_error(std::string(attn_last_error()) + " (" + attn_status_name(status) + ")");
+  if (status != ATTN_OK)
+    throw std::runtime_error(std::string(attn_last_error()) + " (" + attn_status_name(status) + ")");
 }
 
 }  // namespace
@@ -104,7 +108,8 @@ int main(int argc, char **argv) {
       t.dtype = infos[i].dtype;
       int64_t count = 1;
       for (int d = 0; d < infos[i].rank; ++d) {
-        const int64_t size = infos[i].fixed_shape[d] > 0 ? infos[i].fixed_shape[d] : sizes.at(infos[i].dim_names[d]);
+        const int64_t size =
+            infos[i].fixed_shape[d] > 0 ? infos[i].fixed_shape[d] : sizes.at(infos[i].dim_names[d]);
         t.shape.push_back(size);
         count *= size;
       }
@@ -113,8 +118,9 @@ int main(int argc, char **argv) {
     if (out_index == infos.size()) throw std::runtime_error("kernel '" + kernel_id + "' has no output 'out'");
     std::vector<attn_arg> args;
     for (size_t i = 0; i < infos.size(); ++i)
-      args.push_back({infos[i].name, {tensors[i].bytes.data(), tensors[i].dtype,
-                                      static_cast<int32_t>(tensors[i].shape.size()), tensors[i].shape.data(), nullptr}});
+      args.push_back({infos[i].name,
+                      {tensors[i].bytes.data(), tensors[i].dtype,
+                       static_cast<int32_t>(tensors[i].shape.size()), tensors[i].shape.data(), nullptr}});
     const int count = static_cast<int>(args.size());
     for (int i = 0; i < warmup; ++i) check(attn_run(kernel, args.data(), count));
     std::vector<double> ms;
@@ -129,8 +135,9 @@ int main(int argc, char **argv) {
     std::sort(ms.begin(), ms.end());
     const size_t n = ms.size();
     const double median = n % 2 == 1 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    std::printf("{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, \"threads\": %d, \"variant\": \"%s\"}\n",
-                median, ms.front(), runs, threads, attn_kernel_selected_target(kernel));
+    std::printf(
+        "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, \"threads\": %d, \"variant\": \"%s\"}\n",
+        median, ms.front(), runs, threads, attn_kernel_selected_target(kernel));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "lowp_run: %s\n", e.what());
     if (library != nullptr) attn_library_close(library);

@@ -72,7 +72,8 @@ struct HeadAttention {
     }
     scores_op = dnnl::matmul({{q_md, k_t_md, scores_md}, scores_attr, engine});
     softmax_op = dnnl::softmax_v2_forward(
-        {{dnnl::prop_kind::forward_inference, dnnl::algorithm::softmax_accurate, scores_md, probs_md, 1}, engine});
+        {{dnnl::prop_kind::forward_inference, dnnl::algorithm::softmax_accurate, scores_md, probs_md, 1},
+         engine});
     values_op = dnnl::matmul({{probs_md, v_md, out_md}, engine});
     q = memory(q_md, engine, nullptr);
     k_t = memory(k_t_md, engine, nullptr);
