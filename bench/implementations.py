@@ -166,9 +166,11 @@ def peers(out_dir, threads, env):
 
 def lowp_driver(build, out_dir):
     """Builds bench/lowp_run.cpp against BUILD's runtime library; returns the binary's path."""
+    runtime = os.path.join(build, "runtime", "libattnc_runtime.a")
+    if not os.path.exists(runtime):
+        sys.exit(f"the bf16 / f16 rows need '{runtime}': build the attnc_runtime target (make bench does)")
     return compile_helper("lowp_run.cpp", os.path.join(out_dir, "lowp_run"),
-                          ["-I", os.path.join(BENCH_DIR, "..", "runtime", "include"),
-                           os.path.join(build, "runtime", "libattnc_runtime.a"), "-ldl"])
+                          ["-I", os.path.join(BENCH_DIR, "..", "runtime", "include"), runtime, "-ldl"])
 
 
 def lowp_implementations(build, library, out_dir, threads, env):
