@@ -179,6 +179,15 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     const attn::Spec &s = spec_;
     const int hd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim, kvdv = s.kv_heads * s.head_dim_v;
     Func x = input_f32("x");
+    if (spec_.dtype != attn::DType::f32) {
+      // Converted once per call: read in place, every projection FMA also converted its x element
+      // (f16 W6 ran at 0.64-0.92x of its fp32 kernel, docs/PERFORMANCE.md).
+      Func x_copy("x_f32_copy");
+      Var c("c"), token("token"), batch("batch"), rows("rows");
+      x_copy(c, token, batch) = x(c, token, batch);
+      x_copy.compute_root().fuse(token, batch, rows).parallel(rows).vectorize(c, lanes_dividing(s.d_model, tiles_.vector_width));
+      x = x_copy;
+    }
     const Expr seq = (*inputs_.at("x")).dim(1).extent();
     Var d("d"), h("h"), i("i"), b("b");
     Func q("q_heads"), k("k_heads"), v("v_heads");
