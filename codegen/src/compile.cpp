@@ -136,6 +136,15 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     result.message = targets.message;
     return result;
   }
+  // Without a C compiler for the target (arm64-osx here) the entry stays source, for the
+  // application's own build to compile, and nothing can be linked.
+  const bool entry_compiler = !o.cc.empty() || has_c_compiler_for(targets.targets.back());
+  if (o.shared && !entry_compiler) {
+    result.message = "--shared for " + targets.targets.back() +
+                     " needs a linker for that system, and this machine has none: generate without "
+                     "--shared and build the entry source with the application there, or give --cc";
+    return result;
+  }
   std::vector<KernelRecord> kernels;
   std::set<std::string> seen;
   for (size_t n = 0; n < o.specs.size(); ++n) {
@@ -294,7 +303,10 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     published(runtime);
   }
 
-  if (o.compile_entry || o.shared) {
+  if ((o.compile_entry || o.shared) && !entry_compiler)
+    std::fprintf(stderr, "attnc: no C compiler for %s here: %s is left as source\n",
+                 targets.targets.back().c_str(), entry.filename().c_str());
+  if ((o.compile_entry || o.shared) && entry_compiler) {
     const fs::path include = dir / "include";
     for (const EmbeddedHeader &h : abi_headers()) {
       fs::create_directories((include / h.path).parent_path());

@@ -3,6 +3,8 @@
 
 #include <Halide.h>
 
+#include <cstdlib>
+
 namespace attnc {
 namespace {
 
@@ -61,12 +63,17 @@ std::string cross_c_compiler(const std::string &halide_target) {
   return "";
 }
 
+bool has_c_compiler_for(const std::string &halide_target) {
+  return !is_foreign(Halide::Target(halide_target)) || !cross_c_compiler(halide_target).empty();
+}
+
 std::string cross_archiver(const std::string &halide_target) {
   const Halide::Target t(halide_target);
   if (!is_foreign(t)) return "";
   if (is_arm64(t) && t.os == Halide::Target::Linux) return "aarch64-linux-gnu-ar";
-  // Mach-O members: LLVM's archiver writes their symbol index (GNU ar does not know Mach-O).
-  if (t.os == Halide::Target::OSX) return "llvm-ar";
+  // Mach-O members: LLVM's archiver writes their symbol index (Debian's GNU ar does not know
+  // Mach-O and leaves it out: ranlib on the Mac adds it).
+  if (t.os == Halide::Target::OSX) return std::system("command -v llvm-ar >/dev/null 2>&1") == 0 ? "llvm-ar" : "ar";
   return "";
 }
 

@@ -30,6 +30,10 @@ std::string arm_required_cpu_features(const std::string &halide_target);
 // The C compiler and archiver for entries and libraries of a target that is not this machine's
 // architecture (aarch64-linux-gnu-gcc / -ar for AArch64 Linux from x86); "" when the host's serve.
 std::string cross_c_compiler(const std::string &halide_target);
+// Whether this machine has a C compiler for the target's entry: its own architecture and OS, or a
+// cross compiler above. Not for arm64-osx off a Mac (no macOS SDK): attnc gen leaves its entry as
+// source and cannot link --shared.
+bool has_c_compiler_for(const std::string &halide_target);
 std::string cross_archiver(const std::string &halide_target);
 
 }  // namespace attnc
