@@ -1,13 +1,16 @@
 # attn_add_kernels(<target>
 #                  [SPECS "<spec text>" ...]          one-line text forms
 #                  [SPEC_SOURCES <file.cpp> ...]      C++ files using ATTN_EXPORT_SPECS(...)
-#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host
+#                  [TARGETS host|native|x86|arm64|arm64-osx|<halide target>[,...]]   default: host
 #                  [TUNING <file>])                   tile sizes from `attnc tune` (attnc gen --tuning)
 #
 # Generates the kernels at build time and makes <target> an object library to link into an
 # executable or shared library: the kernels register themselves with attn/runtime.h at load
 # time. Every application gets one Halide runtime (attnc_halide_runtime), shared by all its
 # kernel targets.
+#
+# In a build for AArch64 Linux from another machine (cmake/toolchains/aarch64-linux-gnu.cmake), host
+# and native mean the arm64 dispatch set: the machine the kernels run on, not the one attnc runs on.
 include_guard(GLOBAL)
 
 # The attnc tool: the in-tree target, or the one an installed package imports.
@@ -83,6 +86,9 @@ function(attn_add_kernels target)
   endif()
   if(NOT ARG_TARGETS)
     set(ARG_TARGETS host)
+  endif()
+  if(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    list(TRANSFORM ARG_TARGETS REPLACE "^(host|native)(-|$)" "arm64\\2")
   endif()
   list(JOIN ARG_TARGETS "," targets)
   find_package(Threads REQUIRED)

@@ -23,6 +23,12 @@ if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclan
   apt_install clang libclang-rt-14-dev
 fi
 
+# The AArch64 cross toolchain and user-mode emulator: the cross tree (make arm) and its suites in
+# make test (label arm).
+if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
+  apt_install g++-aarch64-linux-gnu qemu-user
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup: creating $venv"
   # Debian's own python3 needs python3-venv for this; other Pythons bring venv with them.

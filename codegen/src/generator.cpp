@@ -11,6 +11,7 @@
 #include "attnc/projection.h"
 #include "attnc/schedule_cpu.h"
 #include "attnc/split_keys_algorithm.h"
+#include "attnc/targets_arm.h"
 #include "attnc/tile_config.h"
 
 namespace attnc {
@@ -52,8 +53,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     // Every input starts at 0 and has its spec-fixed sizes, which the schedule relies on.
     for (auto &[name, buffer] : inputs_) constrain(*buffer, arg_specs_.at(name));
     const Halide::Target target = get_target();
-    const int lanes = target.natural_vector_size(Halide::Float(32));
-    tiles_ = cpu_tiles(spec_, lanes);
+    const VectorUnit unit = target_vector_unit(target.to_string());
+    const int lanes = unit.lanes;
+    tiles_ = cpu_tiles(spec_, unit);
     const std::string overrides = tiles_text;
     if (!overrides.empty()) {
       std::string error;

@@ -11,11 +11,19 @@
 
 namespace {
 
-// Each level allows the features of the ones below it; avx512 allows every feature.
+// Each level allows the features of the ones below it; the first allows every feature.
 struct Level {
   const char *name;
   const char *allowed;  // comma-separated feature names; null for all
 };
+#if defined(__aarch64__)
+// armv8.2: dot product and fp16 arithmetic (the arm64 set's first variant); neon: baseline AArch64.
+constexpr std::array<Level, 2> levels = {{
+    {"armv8.2", nullptr},
+    {"neon", ""},
+}};
+constexpr const char *level_names = "armv8.2 or neon";
+#else
 constexpr std::array<Level, 5> levels = {{
     {"avx512", nullptr},
     {"avx2", "sse41,sse42,popcnt,avx,avx2,fma,f16c,bmi,bmi2,avxvnni"},
@@ -24,6 +32,7 @@ constexpr std::array<Level, 5> levels = {{
     {"x86-64", ""},
 }};
 constexpr const char *level_names = "avx512, avx2, avx, sse41 or x86-64";
+#endif
 
 constexpr int unread = -3;   // ATTN_MAX_ISA not read yet
 constexpr int invalid = -2;  // ATTN_MAX_ISA holds an unknown name

@@ -37,7 +37,8 @@ constexpr const char *usage_text =
     "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
-    "--max-isa (avx512, avx2, avx, sse41, x86-64) caps the variant that runs, as ATTN_MAX_ISA does.\n"
+    "--max-isa (avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64) caps the variant that\n"
+    "runs, as ATTN_MAX_ISA does.\n"
     "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
     "skips that check and needs no manifest.\n";
 
@@ -134,7 +135,7 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
     } else if (arg == "--max-isa") {
       std::string isa;
       if (!next(&isa))
-        failure = usage("--max-isa needs an instruction set (avx512, avx2, avx, sse41, x86-64)");
+        failure = usage("--max-isa needs an instruction set (avx512, avx2, avx, sse41, x86-64; armv8.2, neon)");
       options->max_isa = isa;
     } else if (arg == "--warmup") {
       failure = count(0, &options->warmup);

@@ -126,7 +126,8 @@ attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
 attn_status attn_kernel_release_memory(const attn_kernel *kernel);
 
 /* The most capable instruction set kernels may use, for every kernel in the process: "avx512"
- * (no limit), "avx2", "avx", "sse41" or "x86-64"; NULL or "" removes the limit. Without a call,
+ * (no limit), "avx2", "avx", "sse41" or "x86-64" on x86; "armv8.2" (no limit: dot product and
+ * fp16) or "neon" (baseline) on AArch64; NULL or "" removes the limit. Without a call,
  * the environment variable ATTN_MAX_ISA gives it. Each run picks the first variant (most capable
  * first) that this CPU has the features for and the limit allows; a limit that leaves no variant
  * makes attn_run fail with ATTN_ERR_UNSUPPORTED_CPU. An unknown name is
