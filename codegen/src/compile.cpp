@@ -16,6 +16,7 @@
 #include "attnc/arguments.h"
 #include "attnc/emit.h"
 #include "attnc/generator.h"
+#include "attnc/schedule_gpu.h"
 #include "attnc/staging_dir.h"
 #include "attnc/targets.h"
 #include "attnc/tile_config.h"
@@ -87,9 +88,14 @@ Halide::Target kernel_target(const std::string &t) {
   return Halide::Target(t).with_feature(Halide::Target::NoRuntime).with_feature(Halide::Target::UserContext);
 }
 
-// A runtime compatible with every variant: the fallback (last, least capable) target's.
+// A runtime compatible with every variant: the fallback (last, least capable) target's, with
+// the device APIs of every GPU variant ("host,cuda": the x86 baseline and CUDA's runtime).
 Halide::Target runtime_target(const std::vector<std::string> &targets) {
-  return Halide::Target(targets.back()).with_feature(Halide::Target::UserContext);
+  Halide::Target runtime = Halide::Target(targets.back()).with_feature(Halide::Target::UserContext);
+  for (const std::string &t : targets)
+    for (Halide::Target::Feature api : {Halide::Target::CUDA, Halide::Target::OpenCL})
+      if (Halide::Target(t).has_feature(api)) runtime = runtime.with_feature(api);
+  return runtime;
 }
 
 bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, std::string *log) {
@@ -141,6 +147,13 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     k.targets = targets.targets;
     for (const std::string &t : k.targets) {
       k.variant_cpu_features.push_back(required_cpu_features(t));
+      if (runs_on_gpu(Halide::Target(t))) {
+        // One pipeline, the GPU block core at gpu_tiles() (CPU tunings do not apply).
+        VariantTiles gpu;
+        gpu.gpu = true;
+        k.variant_tiles.push_back(gpu);
+        continue;
+      }
       const int lanes = Halide::Target(t).natural_vector_size(Halide::Float(32));
       CpuTiles tiles = cpu_tiles(spec, lanes);
       const TileOverride *tuned = find_override(o.tile_overrides, k.id, lanes);
@@ -223,7 +236,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
       if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
       if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles});
-      if (k.split_keys_max_queries > 0)
+      if (k.split_keys_max_queries > 0 && !tiles.gpu)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;

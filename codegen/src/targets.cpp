@@ -39,15 +39,27 @@ std::string native_target() {
   return t.without_feature(Halide::Target::NoRuntime).to_string();
 }
 
-// The targets of one named set: "host", "native" or "x86".
+// A GPU target: this host's baseline (its code only launches the kernels and copies tensors) plus
+// the GPU API. CUDA at the highest capability Halide 21 offers: its PTX is compiled by the driver
+// for newer GPUs (sm_90 for the H100/H200).
+std::string gpu_target(const std::string &name) {
+  const Halide::Target host = Halide::get_host_target();
+  const Halide::Target base(host.os, host.arch, host.bits);
+  if (name == "cuda")
+    return base.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability86).to_string();
+  return base.with_feature(Halide::Target::OpenCL).to_string();
+}
+
+// The targets of one named set: "host", "native", "x86", "cuda" or "opencl".
 std::vector<std::string> named_set(const std::string &name) {
+  if (name == "cuda" || name == "opencl") return {gpu_target(name)};
   if (name == "native") return {native_target()};
   if (name == "host" && Halide::get_host_target().arch != Halide::Target::X86) return {native_target()};
   return x86_dispatch_set();
 }
 
 bool is_named_set(const std::string &name) {
-  return name == "host" || name == "native" || name == "x86";
+  return name == "host" || name == "native" || name == "x86" || name == "cuda" || name == "opencl";
 }
 
 }  // namespace
@@ -58,7 +70,7 @@ TargetList expand_targets(const std::string &spec) {
     const size_t dash = item.find('-');
     const std::string set_name = item.substr(0, dash);
     // "host-tsan" is also a Halide target string (this machine's target plus tsan), and
-    // "x86-64-linux" starts like "x86": a named set with features wins for host and native only.
+    // "x86-64-linux" starts like "x86": a named set with features wins for host, native and the GPUs only.
     const bool named_with_features = dash != std::string::npos && is_named_set(set_name) &&
                                      (set_name != "x86" || !Halide::Target::validate_target_string(item));
     if (is_named_set(item)) {
@@ -77,7 +89,7 @@ TargetList expand_targets(const std::string &spec) {
       result.targets.push_back(Halide::Target(item).to_string());
     } else {
       result.message = "target '" + item +
-                       "' is not a Halide target string, 'host', 'native' or 'x86' "
+                       "' is not a Halide target string, 'host', 'native', 'x86', 'cuda' or 'opencl' "
                        "(each may take extra features: 'native-tsan')";
       return result;
     }

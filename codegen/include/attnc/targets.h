@@ -7,7 +7,8 @@
 namespace attnc {
 
 // Expands "host" (this machine's architecture's dispatch set, most capable first), "native"
-// (the single best target for this machine), "x86" (the x86-64 dispatch set) and plain Halide
+// (the single best target for this machine), "x86" (the x86-64 dispatch set), "cuda" and "opencl"
+// (this host's baseline plus the GPU API; CUDA at cuda_capability_86) and plain Halide
 // target strings, comma separated; a named set may carry extra features for each of its targets
 // ("native-tsan", "host-tsan"). Fails with a message for an unknown or invalid target.
 struct TargetList {
