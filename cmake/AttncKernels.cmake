@@ -1,13 +1,15 @@
 # attn_add_kernels(<target>
 #                  [SPECS "<spec text>" ...]          one-line text forms
 #                  [SPEC_SOURCES <file.cpp> ...]      C++ files using ATTN_EXPORT_SPECS(...)
-#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host
+#                  [TARGETS host|native|x86|cuda|opencl|<halide target>[,...]]   default: host
 #                  [TUNING <file>])                   tile sizes from `attnc tune` (attnc gen --tuning)
 #
 # Generates the kernels at build time and makes <target> an object library to link into an
 # executable or shared library: the kernels register themselves with attn/runtime.h at load
 # time. Every application gets one Halide runtime (attnc_halide_runtime), shared by all its
-# kernel targets.
+# kernel targets; kernels with GPU targets (cuda, opencl: "host cuda" builds the CPU variants and a
+# CUDA one) link one with those device APIs (attnc_halide_runtime_cuda, ..._opencl), so an
+# application that mixes CPU-only and GPU kernel libraries gives them all the same GPU targets.
 include_guard(GLOBAL)
 
 # The attnc tool: the in-tree target, or the one an installed package imports.
@@ -20,25 +22,31 @@ function(_attnc_tool out)
   endif()
 endfunction()
 
-# One Halide runtime per build, for the dispatch set of the first call.
+# One Halide runtime per build and set of device APIs, for the dispatch set of the first call.
 function(_attnc_halide_runtime targets out)
-  if(NOT TARGET attnc_halide_runtime)
+  set(name attnc_halide_runtime)
+  foreach(api cuda opencl)
+    if(targets MATCHES "(^|[,-])${api}($|[,-])")
+      string(APPEND name "_${api}")
+    endif()
+  endforeach()
+  if(NOT TARGET ${name})
     _attnc_tool(tool)
-    set(dir "${CMAKE_BINARY_DIR}/attnc_halide_runtime")
-    set(lib "${dir}/attnc_halide_runtime.a")
+    set(dir "${CMAKE_BINARY_DIR}/${name}")
+    set(lib "${dir}/${name}.a")
     add_custom_command(
       OUTPUT "${lib}"
       COMMAND ${tool} runtime --target "${targets}" -o "${lib}"
       DEPENDS ${tool}
       COMMENT "attnc: Halide runtime for ${targets}"
       VERBATIM)
-    add_custom_target(attnc_halide_runtime_gen DEPENDS "${lib}")
-    add_library(attnc_halide_runtime STATIC IMPORTED GLOBAL)
-    set_target_properties(attnc_halide_runtime PROPERTIES IMPORTED_LOCATION "${lib}")
-    target_link_libraries(attnc_halide_runtime INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
-    add_dependencies(attnc_halide_runtime attnc_halide_runtime_gen)
+    add_custom_target(${name}_gen DEPENDS "${lib}")
+    add_library(${name} STATIC IMPORTED GLOBAL)
+    set_target_properties(${name} PROPERTIES IMPORTED_LOCATION "${lib}")
+    target_link_libraries(${name} INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
+    add_dependencies(${name} ${name}_gen)
   endif()
-  set(${out} attnc_halide_runtime PARENT_SCOPE)
+  set(${out} ${name} PARENT_SCOPE)
 endfunction()
 
 function(attn_add_kernels target)

@@ -23,6 +23,11 @@ if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclan
   apt_install clang libclang-rt-14-dev
 fi
 
+# PoCL, OpenCL on the CPU: `make test` runs the kernel suites on the OpenCL variant (label opencl).
+if ! dpkg -s pocl-opencl-icd >/dev/null 2>&1 || ! dpkg -s ocl-icd-libopencl1 >/dev/null 2>&1; then
+  apt_install pocl-opencl-icd ocl-icd-libopencl1
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup: creating $venv"
   # Debian's own python3 needs python3-venv for this; other Pythons bring venv with them.
