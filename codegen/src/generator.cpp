@@ -67,6 +67,14 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     tiles_.pack_head_rows = std::string(core_path) == "packed";
     gpu_ = runs_on_gpu(target);
     gpu_tiles_ = gpu_tiles(spec_);
+    // f16 needs OpenCL's cl_khr_fp16 (PoCL lacks it) and bf16 crashed LLVM's PTX lowering in
+    // Halide 21: until the GPU path converts their bits itself, it takes f32 storage only.
+    if (gpu_ && spec_.dtype != attn::DType::f32) {
+      const Halide::Target named =
+          target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
+      throw Halide::CompileError(std::string("attnc: dtype=") + attn::dtype_name(spec_.dtype) + " on " +
+                                 named.to_string() + ": GPU targets (cuda, opencl) take dtype=f32 only");
+    }
     if (spec_.form == attn::Form::core) {
       generate_core();
     } else {
