@@ -61,6 +61,7 @@ run() {
     exit 3
   fi
   cat "$out/gpu.txt"
+  chmod +x "$bundle"/bin/* 2>/dev/null || true  # in case the copy dropped the modes
   local failed=0 started=$SECONDS
   : >"$out/sweep_status.txt"
   for t in "${sweep_tests[@]}"; do
