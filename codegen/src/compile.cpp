@@ -17,6 +17,7 @@
 #include "attnc/emit.h"
 #include "attnc/generator.h"
 #include "attnc/schedule_gpu.h"
+#include "attnc/targets_gpu.h"
 #include "attnc/staging_dir.h"
 #include "attnc/targets.h"
 #include "attnc/tile_config.h"
@@ -88,14 +89,9 @@ Halide::Target kernel_target(const std::string &t) {
   return Halide::Target(t).with_feature(Halide::Target::NoRuntime).with_feature(Halide::Target::UserContext);
 }
 
-// A runtime compatible with every variant: the fallback (last, least capable) target's, with
-// the device APIs of every GPU variant ("host,cuda": the x86 baseline and CUDA's runtime).
+// A runtime compatible with every variant: the fallback (last, least capable) target's.
 Halide::Target runtime_target(const std::vector<std::string> &targets) {
-  Halide::Target runtime = Halide::Target(targets.back()).with_feature(Halide::Target::UserContext);
-  for (const std::string &t : targets)
-    for (Halide::Target::Feature api : {Halide::Target::CUDA, Halide::Target::OpenCL})
-      if (Halide::Target(t).has_feature(api)) runtime = runtime.with_feature(api);
-  return runtime;
+  return with_gpu_runtimes(Halide::Target(targets.back()).with_feature(Halide::Target::UserContext), targets);
 }
 
 bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, std::string *log) {
@@ -146,14 +142,16 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     k.spec_text = attn::to_string(spec);
     k.targets = targets.targets;
     for (const std::string &t : k.targets) {
-      k.variant_cpu_features.push_back(required_cpu_features(t));
       if (runs_on_gpu(Halide::Target(t))) {
-        // One pipeline, the GPU block core at gpu_tiles() (CPU tunings do not apply).
+        // One pipeline, the GPU block core at gpu_tiles() (CPU tunings do not apply); its host
+        // code is the baseline's.
+        k.variant_cpu_features.push_back(required_cpu_features(t));
         VariantTiles gpu;
         gpu.gpu = true;
         k.variant_tiles.push_back(gpu);
         continue;
       }
+      k.variant_cpu_features.push_back(required_cpu_features(t));
       const int lanes = Halide::Target(t).natural_vector_size(Halide::Float(32));
       CpuTiles tiles = cpu_tiles(spec, lanes);
       const TileOverride *tuned = find_override(o.tile_overrides, k.id, lanes);

@@ -5,6 +5,8 @@
 
 #include <sstream>
 
+#include "attnc/targets_gpu.h"
+
 namespace attnc {
 namespace {
 
@@ -39,27 +41,15 @@ std::string native_target() {
   return t.without_feature(Halide::Target::NoRuntime).to_string();
 }
 
-// A GPU target: this host's baseline (its code only launches the kernels and copies tensors) plus
-// the GPU API. CUDA at the highest capability Halide 21 offers: its PTX is compiled by the driver
-// for newer GPUs (sm_90 for the H100/H200).
-std::string gpu_target(const std::string &name) {
-  const Halide::Target host = Halide::get_host_target();
-  const Halide::Target base(host.os, host.arch, host.bits);
-  if (name == "cuda")
-    return base.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability86).to_string();
-  return base.with_feature(Halide::Target::OpenCL).to_string();
-}
-
-// The targets of one named set: "host", "native", "x86", "cuda" or "opencl".
+// The targets of one named set: "host", "native" or "x86".
 std::vector<std::string> named_set(const std::string &name) {
-  if (name == "cuda" || name == "opencl") return {gpu_target(name)};
   if (name == "native") return {native_target()};
   if (name == "host" && Halide::get_host_target().arch != Halide::Target::X86) return {native_target()};
   return x86_dispatch_set();
 }
 
 bool is_named_set(const std::string &name) {
-  return name == "host" || name == "native" || name == "x86" || name == "cuda" || name == "opencl";
+  return name == "host" || name == "native" || name == "x86";
 }
 
 }  // namespace
@@ -67,10 +57,14 @@ bool is_named_set(const std::string &name) {
 TargetList expand_targets(const std::string &spec) {
   TargetList result;
   for (const std::string &item : split(spec, ',')) {
+    if (const std::optional<std::string> gpu = gpu_named_target(item)) {  // "cuda", "opencl"
+      result.targets.push_back(*gpu);
+      continue;
+    }
     const size_t dash = item.find('-');
     const std::string set_name = item.substr(0, dash);
     // "host-tsan" is also a Halide target string (this machine's target plus tsan), and
-    // "x86-64-linux" starts like "x86": a named set with features wins for host, native and the GPUs only.
+    // "x86-64-linux" starts like "x86": a named set with features wins for host and native only.
     const bool named_with_features = dash != std::string::npos && is_named_set(set_name) &&
                                      (set_name != "x86" || !Halide::Target::validate_target_string(item));
     if (is_named_set(item)) {
@@ -89,7 +83,7 @@ TargetList expand_targets(const std::string &spec) {
       result.targets.push_back(Halide::Target(item).to_string());
     } else {
       result.message = "target '" + item +
-                       "' is not a Halide target string, 'host', 'native', 'x86', 'cuda' or 'opencl' "
+                       "' is not a Halide target string, 'host', 'native' or 'x86' "
                        "(each may take extra features: 'native-tsan')";
       return result;
     }
