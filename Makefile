@@ -7,7 +7,7 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo bench check-sanitize fuzz sweep clean
+.PHONY: setup configure build test demo install bench check-sanitize fuzz sweep clean
 
 setup:
 	@bash scripts/setup.sh
@@ -22,15 +22,30 @@ build: configure
 test: build
 	@cd $(BUILD) && PATH="$(VENV)/bin:$$PATH" $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-demo: build
-	@bash scripts/demo.sh $(BUILD)
+# Builds only what the demo runs; V=1 (or ATTNC_VERBOSE=1) shows the build's own lines.
+V ?= 0
+demo: configure
+	@V=$(V) JOBS=$(JOBS) bash scripts/demo.sh $(BUILD)
 
+# Installs attnc (tool, runtime, headers, CMake package, libHalide) into PREFIX, self-contained:
+# find_package(attnc) against PREFIX works with the source tree deleted. Builds only what installs.
+PREFIX ?= $(HOME)/.local/attnc
+install: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_package
+	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+# attnc against its peers (bench/run_bench.py, then scaling.py, paired.py and lowp_paired.py).
+# BENCH_ONLY=lowp times only issue 20's bf16 / f16 rows (and lowp_paired.py), BENCH_ONLY=f32 only
+# the fp32 ones (and scaling.py, paired.py); BENCH_WORKLOADS=W1,W4 only those workloads (no sweep,
+# none of the three after run_bench.py).
 bench: configure
-	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run attnc_runtime
 	@bash bench/setup_bench.sh
 	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
-	@$(VENV)/bin/python bench/scaling.py $(BUILD)
-	@$(VENV)/bin/python bench/paired.py $(BUILD)
+	@if [ "$(BENCH_ONLY)" != lowp ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	  $(VENV)/bin/python bench/scaling.py $(BUILD) && $(VENV)/bin/python bench/paired.py $(BUILD); fi
+	@if [ "$(BENCH_ONLY)" != f32 ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	  $(VENV)/bin/python bench/lowp_paired.py $(BUILD); fi
 
 # ASan+UBSan over every suite (kernels included) and TSan over the concurrency and runtime suites,
 # in trees beside $(BUILD) that reuse its attnc (scripts/check_sanitize.sh).

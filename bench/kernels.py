@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 
@@ -26,8 +27,17 @@ def gen(build, specs, out_dir, basename):
         command += ["--spec", spec]
     command += ["--target", "host", "-o", out_dir, "--shared", "--basename", basename]
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    # Halide warns once per function when it emulates (b)float16 arithmetic: a page for each bf16
+    # spec. Shown whole only when generation fails; otherwise counted on one line.
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        raise subprocess.CalledProcessError(result.returncode, command)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning")]
+    if warnings:
+        print(f"attnc gen: {len(warnings)} Halide warnings, the first: {warnings[0][:200]}", file=sys.stderr)
+    return seconds
 
 
 def generate(build, specs, out_dir):

@@ -1,4 +1,5 @@
-"""The machine and its limits: CPU model and flags, FMA peak, sgemm GFLOP/s, DRAM read bandwidth."""
+"""The machine and its limits: CPU model and flags, FMA and bf16 dot-product peaks, sgemm GFLOP/s,
+DRAM read bandwidth."""
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ def machine_info():
     flags = fields.get("Flags", "").split()
     return {"model_name": fields.get("Model name", "unknown").strip(), "nproc": os.cpu_count(),
             "avx2": "avx2" in flags, "fma": "fma" in flags, "avx512f": "avx512f" in flags,
+            "avx512_bf16": "avx512_bf16" in flags,
             "l3_cache": fields.get("L3 cache", "unknown").strip()}
 
 
@@ -43,12 +45,26 @@ def run_json(command, env=None):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def bf16_peak(out_dir, cores):
+    """The vdpbf16ps peak on one core and on all: {"bf16_peak_gflops": ..., ...} or {"skipped": why}."""
+    try:
+        binary = compile_helper("bf16_peak.cpp", os.path.join(out_dir, "bf16_peak"))
+    except subprocess.CalledProcessError:
+        return {"skipped": "bf16_peak.cpp did not build (a compiler without avx512bf16)"}
+    return run_json([binary, str(cores)])
+
+
 def measure_limits(out_dir, threads, env):
-    """The FMA peak on all cores; sgemm and read bandwidth with THREADS threads (env pins BLAS's)."""
+    """The FMA and bf16 peaks on all cores; sgemm and read bandwidth with THREADS threads (env pins BLAS's)."""
     fma = compile_helper("fma_peak.cpp", os.path.join(out_dir, "fma_peak"))
     bandwidth = compile_helper("read_bandwidth.cpp", os.path.join(out_dir, "read_bandwidth"))
     cores = os.cpu_count()
     limits = {"fma_peak_threads": cores, "fma_peak_gflops": run_json([fma, str(cores)])["fma_peak_gflops"]}
+    bf16 = bf16_peak(out_dir, cores)
+    limits["bf16_peak_gflops"] = bf16.get("bf16_peak_gflops")
+    limits["bf16_peak_gflops_1t"] = bf16.get("bf16_peak_gflops_1t")
+    if "skipped" in bf16:
+        limits["bf16_peak_skipped"] = bf16["skipped"]
     sgemm = run_json([sys.executable, os.path.join(BENCH_DIR, "sgemm_peak.py")], env)
     limits["sgemm_gflops"] = sgemm["sgemm_gflops"]
     limits["blas"] = sgemm["blas"]

@@ -3,6 +3,10 @@
 The block form (W6): attnc runs its block kernel; each peer runs its core on q, k, v projected by
 NumPy in fp32, its output goes through NumPy's output projection, and its time is the core's
 median plus the projections' medians (projection_peer.py, timed in its own process).
+
+bf16 / f16 workloads: the inputs are rounded to the dtype and the fp64 reference is computed on
+the rounded values, so a row's error is what its own arithmetic and output rounding add; each row
+is checked with the tolerance of the type its implementation stores tensors in.
 """
 import math
 import os
@@ -13,8 +17,12 @@ import numpy as np
 
 from limits import BENCH_DIR, run_json
 from reference import block_reference, core_reference, project_out, project_qkv
+from workloads import DTYPE_BYTES
 
 TOLERANCE = 1e-4  # on max |out - fp64|, relative to max(1, max |fp64|)
+# Outputs stored in 16 bits: four units of their rounding (bf16 2^-8, f16 2^-11). bf16 kernels
+# also round P (and the block's q, k, v) to bf16 before the dot products that take them.
+TOLERANCES = {"f32": TOLERANCE, "bf16": 4 * 2.0**-8, "f16": 4 * 2.0**-11}
 # A timing's calls span at least this long: ten calls of a 10 ms kernel are 100 ms, which one
 # busy moment on a shared host can cover whole (W1 causal, 12-04 01:25: median 17.8 ms of ten
 # calls whose fastest took 10.2), while fma_peak's readings take about 0.3 s each.
@@ -36,20 +44,21 @@ def save_inputs(folder, arrays):
         np.save(os.path.join(folder, name + ".npy"), array)
 
 
-def check(out, ref):
+def check(out, ref, relative=TOLERANCE):
     """(max |out - ref|, tolerance, ok)."""
-    tolerance = TOLERANCE * max(1.0, float(np.abs(ref).max()))
+    tolerance = relative * max(1.0, float(np.abs(ref).max()))
     if out.shape != ref.shape:
         return float("inf"), tolerance, False
     err = float(np.abs(out - ref).max())
     return err, tolerance, bool(np.isfinite(out).all() and err <= tolerance)
 
 
-def row_for(workload, impl, result, peak_gflops):
+def row_for(workload, impl, result, limits):
+    storage = impl.storage(workload)
     row = {"workload": workload.label, "name": workload.name, "impl": impl.name, "batch": workload.batch,
            "heads": workload.heads, "seq_q": workload.seq_q, "seq_k": workload.seq_k,
            "head_dim": workload.head_dim, "mask": workload.mask, "block": workload.block,
-           "flops": workload.flops()}
+           "dtype": workload.dtype, "storage": storage, "flops": workload.flops()}
     if "skipped" in result or "error" in result:
         row["status"] = "skipped" if "skipped" in result else "error"
         row["message"] = result.get("skipped") or result.get("error")
@@ -57,13 +66,16 @@ def row_for(workload, impl, result, peak_gflops):
     row.update({key: result[key] for key in ("median_ms", "min_ms", "runs", "version", "projection_ms",
                                              "max_abs_err", "tolerance", "status") if key in result})
     row["gflops"] = workload.flops() / (row["median_ms"] * 1e6)
-    row["pct_fma_peak"] = 100 * row["gflops"] / peak_gflops
-    if workload.seq_q == 1:  # decode: bound by reading K and V
-        row["kv_gbps"] = workload.kv_bytes() / (row["median_ms"] * 1e6)
+    row["pct_fma_peak"] = 100 * row["gflops"] / limits["fma_peak_gflops"]
+    if storage == "bf16" and limits.get("bf16_peak_gflops"):  # what a bf16 kernel is judged against
+        row["pct_bf16_peak"] = 100 * row["gflops"] / limits["bf16_peak_gflops"]
+    if workload.seq_q == 1:  # decode: bound by reading K and V, counted in the implementation's type
+        row["kv_gbps"] = workload.kv_bytes(DTYPE_BYTES[storage]) / (row["median_ms"] * 1e6)
+        row["pct_read"] = 100 * row["kv_gbps"] / limits["read_gbps"]
     return row
 
 
-def measure(workload, implementations, data_dir, settings, env, peak_gflops, seed):
+def measure(workload, implementations, data_dir, settings, env, limits, seed):
     """Returns one row per implementation; rows with status 'wrong' carry the error found."""
     runs = settings.runs_for(workload)
     arrays = workload.make_inputs(seed)
@@ -83,7 +95,7 @@ def measure(workload, implementations, data_dir, settings, env, peak_gflops, see
     rows = []
     for impl in implementations:
         out_path = os.path.join(data_dir, f"out_{impl.name}.npy")
-        composed = workload.block and impl.name != "attnc"
+        composed = workload.block and not impl.runs_block
         result = impl.run(workload, core_dir if composed else data_dir, out_path, settings.warmup, runs)
         window_runs = runs if settings.quick else calls_for_window(result.get("median_ms"), runs)
         if window_runs > runs:
@@ -95,9 +107,9 @@ def measure(workload, implementations, data_dir, settings, env, peak_gflops, see
                 result["projection_ms"] = projection["in_ms"] + projection["out_ms"]
                 result["median_ms"] += result["projection_ms"]
                 result["min_ms"] += result["projection_ms"]
-            err, tolerance, ok = check(out, ref)
+            err, tolerance, ok = check(out, ref, TOLERANCES[impl.storage(workload)])
             result.update(max_abs_err=err, tolerance=tolerance, status="ok" if ok else "wrong")
-        rows.append(row_for(workload, impl, result, peak_gflops))
+        rows.append(row_for(workload, impl, result, limits))
     attnc_ms = next((r["median_ms"] for r in rows if r["impl"] == "attnc" and "median_ms" in r), None)
     for row in rows:
         if row["impl"] != "attnc" and attnc_ms and "median_ms" in row:

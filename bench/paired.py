@@ -32,12 +32,22 @@ JUDGED = (("W1 B1 H12 S1024 D64 none", "fma", 0.80), ("W1 B1 H12 S1024 D64 causa
           ("W5 B1 H16 S2048 D128 causal", "fma", 0.75), ("W4 B1 H32 Sq1 Sk4096 D128 none", "read", 0.85))
 
 
+def round_settings():
+    """(threads, runs per timing, rounds) from THREADS, BENCH_RUNS and BENCH_QUICK."""
+    quick = os.environ.get("BENCH_QUICK", "0") == "1"
+    return (int(os.environ.get("THREADS", "2")), int(os.environ.get("BENCH_RUNS", "3" if quick else "10")),
+            3 if quick else 5)
+
+
+def write_rounds(path, threads, rounds, runs, calls, rows):
+    with open(path, "w") as f:
+        json.dump({"threads": threads, "rounds": rounds, "runs": runs, "window_ms": WINDOW_MS, "calls": calls,
+                   "rows": rows}, f, indent=1)
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
-    threads = int(os.environ.get("THREADS", "2"))
-    quick = os.environ.get("BENCH_QUICK", "0") == "1"
-    runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "10"))
-    rounds = 3 if quick else 5
+    threads, runs, rounds = round_settings()
     out_dir = os.path.join(build, "bench")
     data_dir = os.path.join(out_dir, "paired_data")
     by_label = {w.label: w for w in workloads()}
@@ -80,9 +90,7 @@ def main():
               f"{100 * fraction:8.1f}% {100 * target:6.0f}%  " + " ".join(f"{100 * f:.0f}%" for f in fractions))
     print(f"(medians of {rounds} rounds; each round reads the FMA peak on all cores before each FLOP-bound "
           f"workload and the read bandwidth on {threads} threads before W4)")
-    with open(os.path.join(out_dir, "paired.json"), "w") as f:
-        json.dump({"threads": threads, "rounds": rounds, "runs": runs, "window_ms": WINDOW_MS, "calls": calls,
-                   "rows": rows}, f, indent=1)
+    write_rounds(os.path.join(out_dir, "paired.json"), threads, rounds, runs, calls, rows)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """What every Python peer shares: its command line, its inputs, the timing loop and the JSON it prints.
 
-Every peer (Python or C++) is called as: PEER IN_DIR OUT.npy none|causal THREADS WARMUP RUNS
+Every peer (Python or C++) is called as: PEER IN_DIR OUT.npy none|causal THREADS WARMUP RUNS [DTYPE]
 It reads IN_DIR/{q,k,v}.npy ([B,S,H,D] float32), writes its output [B,Sq,H,Dv] to OUT.npy and
-prints one JSON line: {"median_ms": ...} or {"skipped": "why"}.
+prints one JSON line: {"median_ms": ...} or {"skipped": "why"}. DTYPE (default f32), where a
+peer takes it, is the type it computes in; the harness has rounded the inputs to it already.
 """
 import json
 import sys
@@ -13,10 +14,11 @@ import numpy as np
 
 class PeerArgs:
     def __init__(self, argv):
-        if len(argv) != 7:
-            sys.exit(f"usage: {argv[0]} IN_DIR OUT.npy none|causal THREADS WARMUP RUNS")
+        if len(argv) not in (7, 8):
+            sys.exit(f"usage: {argv[0]} IN_DIR OUT.npy none|causal THREADS WARMUP RUNS [DTYPE]")
         self.folder, self.out_path, self.mask = argv[1], argv[2], argv[3]
         self.threads, self.warmup, self.runs = int(argv[4]), int(argv[5]), int(argv[6])
+        self.dtype = argv[7] if len(argv) == 8 else "f32"
         self.causal = self.mask == "causal"
 
     def load_qkv(self):

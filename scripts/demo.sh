@@ -1,22 +1,47 @@
 #!/usr/bin/env bash
-# The demo: generate kernels for a spec, run the GPT-2 example application and time a kernel
-# through the standalone runtime tool. Called by `make demo` after the build.
+# The demo: build only what it runs, generate kernels for a spec, run the GPT-2 example
+# application and time a kernel through the standalone runtime tool. Called by `make demo`.
+# V=1 (or ATTNC_VERBOSE=1) shows the build's and the generator's own lines.
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 python="$root/.venv/bin/python"
+verbose=${V:-${ATTNC_VERBOSE:-0}}
 out="$build/demo"
-spec="name=demo d_model=768 heads=12 mask=causal"
+spec="name=demo heads=12 head_dim=64 mask=causal"
+shape="B=1, S=1024, 12 heads of 64"
 
+echo "== 0. build attnc, attn-run and the gpt2_attention example (not the test suite)"
+log="$build/demo-build.log"
+start=$(date +%s)
+build_cmd=(env PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/cmake" --build "$build" -j "${JOBS:-$(nproc)}"
+           --target attnc_cli attn_run gpt2_attention)
+if [ "$verbose" != 0 ]; then
+  "${build_cmd[@]}"
+elif ! "${build_cmd[@]}" >"$log" 2>&1; then
+  tail -n 40 "$log"
+  echo "demo: the build failed; its whole output is in $log" >&2
+  exit 1
+fi
+if [ "$verbose" != 0 ]; then
+  echo "built in $(( $(date +%s) - start )) s"
+else
+  kernels=$(grep -c "attnc: generating kernels" "$log" || true)
+  echo "built in $(( $(date +%s) - start )) s; kernel libraries generated: ${kernels} (the build's own lines: $log; V=1 shows them)"
+fi
+
+echo
 echo "== 1. attnc gen: spec '$spec' for this machine's dispatch set"
-"$build/tools/attnc" gen --spec "$spec" --target host -o "$out" --shared --basename demo_kernels
+gen_out=$("$build/tools/attnc" gen --spec "$spec" -o "$out" --shared --basename demo_kernels)
+if [ "$verbose" != 0 ]; then echo "$gen_out"; else grep -E "^(kernel|generated) " <<<"$gen_out"; fi
+echo "files: $(ls "$out" | grep -E '^demo_kernels' | tr '\n' ' ')"
 
 echo
 echo "== 2. the gpt2_attention example (block form: fused QKV + bias, 12 causal heads, output projection)"
 "$build/examples/gpt2_attention/gpt2_attention" 256
 
 echo
-echo "== 3. attn-run on the generated shared library (runtime only, no Halide compiler inside)"
+echo "== 3. attn-run on the generated shared library (runtime only, no Halide compiler inside): $shape, causal"
 id=$("$build/tools/attnc" id --spec "$spec")
 "$python" - "$out" <<'PY'
 import sys, numpy as np

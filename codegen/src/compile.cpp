@@ -127,14 +127,22 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     result.message = targets.message;
     return result;
   }
+  // Every invalid spec is named, not only the first: a list of specs is fixed in one go.
+  std::string invalid;
+  for (size_t n = 0; n < o.specs.size(); ++n) {
+    const attn::ParseResult parsed = attn::parse_spec(o.specs[n]);
+    if (!parsed.ok)
+      invalid += (invalid.empty() ? "" : "\n") + ("spec " + std::to_string(n + 1) + " ('" + o.specs[n] + "'): ") +
+                 parsed.message;
+  }
+  if (!invalid.empty()) {
+    result.message = invalid;
+    return result;
+  }
   std::vector<KernelRecord> kernels;
   std::set<std::string> seen;
   for (size_t n = 0; n < o.specs.size(); ++n) {
     const attn::ParseResult parsed = attn::parse_spec(o.specs[n]);
-    if (!parsed.ok) {
-      result.message = "spec " + std::to_string(n + 1) + " ('" + o.specs[n] + "'): " + parsed.message;
-      return result;
-    }
     const attn::Spec spec = attn::resolve(parsed.spec);
     KernelRecord k;
     k.id = attn::kernel_id(spec);
@@ -239,7 +247,9 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;
         args.output_dir = dir.string();
-        args.output_types = {Halide::OutputFileType::static_library, Halide::OutputFileType::c_header};
+        // No per-variant C header: the entry declares each variant itself, and the library's one
+        // header is the only one a user sees.
+        args.output_types = {Halide::OutputFileType::static_library};
         if (o.emit_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
         if (o.emit_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
         args.targets = {kernel_target(k.targets[v])};

@@ -137,9 +137,10 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   const Expr blocks = (seq_k + key_block - 1) / key_block;
 
   // Positions: query row q sits at key position q + Lk - Sq, with Lk the batch's key length
-  // when padding is part of the mask.
+  // when padding is part of the mask (bottom-right aligned), or at q (top-left, s.align).
   const bool padded = s.mask.uses(attn::MaskOp::padding);
   auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
+  auto query_offset = [&](const Expr &batch) { return first_query_position(s.align, key_length(batch), seq_q); };
   const Expr query = tile * query_tile + row;
 
   f.query_tile = Func("query_tile");
@@ -165,7 +166,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // (garbage in a cache slot), and NaN + penalty would reach the row's max.
   auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
     const Expr query_at = tile * query_tile + query_in_tile;
-    const MaskPoint point{query_at + key_length(b) - seq_q, key_row(kb, k), Halide::min(query_at, seq_q - 1), h,
+    const MaskPoint point{query_at + query_offset(b), key_row(kb, k), Halide::min(query_at, seq_q - 1), h,
                           b, key_length(b)};
     return lower_mask(s.mask, s.mask_block, point, in.masks);
   };
@@ -177,7 +178,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   f.with_lse = s.lse;
 
   // The key spans a whole query tile may keep; blocks outside them are never visited.
-  const Expr first_pos = tile * query_tile + (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
+  const Expr first_pos =
+      tile * query_tile + first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   // The spans read the length inputs directly: Halide lifts a predicate into the loop bounds
   // only when its loads come from input buffers, not from a realized Func such as the checked
   // lengths. It is safe, as the checks run before any tile does.
@@ -265,7 +267,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
         f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, kb * key_block + key, h, b);
 
     const ScorePoint point{
-        query + key_length(b) - seq_q, kb * key_block + key, key_row(kb, key), query_row, h, b};
+        query + query_offset(b), kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
     w.logits(row, key, tile, h, b, kb) = masked(w.key_penalty, key, logit);
 

@@ -36,9 +36,10 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
   f.with_lse = s.lse;
 
-  // Positions as in define_core: query row q sits at key position q + Lk - Sq.
+  // Positions as in define_core: query row q sits at key position q + Lk - Sq (or q, top-left).
   const bool padded = s.mask.uses(attn::MaskOp::padding);
   auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
+  auto query_offset = [&](const Expr &batch) { return first_query_position(s.align, key_length(batch), seq_q); };
   const Expr query = tile * query_tile + row;
   const Expr query_row = Halide::min(query, seq_q - 1);
 
@@ -78,7 +79,8 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // promise their key lies in [lo, hi] (true wherever the loops' predicates let them run), so
   // bounds inference computes scores, logits and probs over the hull only: a causal tile's
   // rows stop at its last query.
-  const Expr first_pos = tile * query_tile + (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
+  const Expr first_pos =
+      tile * query_tile + first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, unchecked.masks);
   Expr first = 0, last = seq_k - 1, lo = 0, hi = seq_k - 1;
@@ -101,7 +103,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // masked key's k may hold NaN: added to a penalty, it would reach the row's max).
   auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
     const Expr query_at = tile * query_tile + query_in_tile;
-    const MaskPoint point{query_at + key_length(b) - seq_q, Halide::min(k, seq_k - 1),
+    const MaskPoint point{query_at + query_offset(b), Halide::min(k, seq_k - 1),
                           Halide::min(query_at, seq_q - 1), h, b, key_length(b)};
     return lower_mask(s.mask, s.mask_block, point, in.masks);
   };
@@ -119,7 +121,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   } else {
     f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
   }
-  const ScorePoint point{query + key_length(b) - seq_q, key, Halide::min(key, seq_k - 1), query_row, h, b};
+  const ScorePoint point{query + query_offset(b), key, Halide::min(key, seq_k - 1), query_row, h, b};
   f.logits(row, key, tile, h, b) = masked(key, modified_logit(s, in, score, point));
 
   f.row_max(row, tile, h, b) = Expr(no_key_score);

@@ -21,6 +21,10 @@ Expr random_key_block(uint32_t seed, const Expr &query_block, int draw, const Ex
   return cast<int32_t>(h % cast<uint32_t>(Halide::max(key_blocks, 1)));
 }
 
+Expr first_query_position(attn::Align align, const Expr &key_length, const Expr &seq_q) {
+  return align == attn::Align::top_left ? Expr(0) : key_length - seq_q;
+}
+
 namespace {
 
 // Block pair (query block of q', key block of k) when mask_block > 0, else the positions.

@@ -25,7 +25,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   auto key_pos = [&](const Expr &chunk, const Expr &k) { return chunk * chunk_keys + k; };
   // Keys past seq_k (a partial last chunk) read the last key and are masked out.
   auto key_row = [&](const Expr &chunk, const Expr &k) { return Halide::min(key_pos(chunk, k), seq_k - 1); };
-  const Expr query_pos = i + key_length(b) - seq_q;
+  const Expr query_pos = i + first_query_position(s.align, key_length(b), seq_q);
   auto kept = [&](const Expr &chunk, const Expr &k) {
     const MaskPoint point{query_pos, key_row(chunk, k), i, h, b, key_length(b)};
     return key_pos(chunk, k) < seq_k && lower_mask(s.mask, s.mask_block, point, in.masks);
@@ -41,7 +41,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
 
   // Only keys < Sk inside the hull of the spans the mask may keep for any of the queries; the
   // predicate reads the length inputs directly so Halide lifts it into the loop bounds.
-  const Expr first_query = (padded ? unchecked.masks.key_lengths(b) : seq_k) - seq_q;
+  const Expr first_query = first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_query, first_query + seq_q - 1, b, seq_k, unchecked.masks);
   // A key group is visited when any of its keys is.

@@ -109,6 +109,7 @@ std::string kernel_id(const Spec &spec) {
   if (s.head_dim_v != s.head_dim) id += "_dv" + number(s.head_dim_v);
   id += std::string("_") + dtype_name(s.dtype);
   id += mask_slug(s.mask);
+  if (s.align == Align::top_left) id += "_tl";
   if (s.mask_block > 0) id += "_mb" + number(s.mask_block);
   if (block) {
     id += s.qkv == Qkv::fused ? "_fused" : "_sep";

@@ -28,6 +28,7 @@ enum class Key {
   qkv,
   proj_bias,
   mask,
+  align,
   mask_block,
   dtype,
   scale,
@@ -38,7 +39,7 @@ enum class Key {
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "form",       "qkv", "proj_bias",
-    "mask", "mask_block", "dtype", "scale",    "softcap",  "alibi",      "score_bias", "lse"};
+    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
 static_assert(key_count == static_cast<int>(Key::lse) + 1);
 
@@ -105,6 +106,11 @@ class SpecBuilder {
         spec = spec.with_mask(*m);
         return std::nullopt;
       }
+      case Key::align:
+        if (value != "bottom_right" && value != "top_left")
+          return bad(key, value, "is not one of bottom_right|top_left");
+        spec = spec.with_align(value == "top_left" ? Align::top_left : Align::bottom_right);
+        return std::nullopt;
       case Key::mask_block:
         return set_mask_block(key, value);
       case Key::dtype:
@@ -203,6 +209,8 @@ std::string to_string(const Spec &spec) {
   out += std::string(" qkv=") + (s.qkv == Qkv::fused ? "fused" : "separate");
   out += std::string(" proj_bias=") + bool_text(s.proj_bias);
   out += " mask=" + to_string(s.mask);
+  // Printed only when not the default, so that older specs keep their text (and manifests).
+  if (s.align == Align::top_left) out += " align=top_left";
   out += " mask_block=" + std::to_string(s.mask_block);
   out += std::string(" dtype=") + dtype_name(s.dtype);
   out += " scale=" + float_text(s.scale);

@@ -51,6 +51,14 @@ expect_run(2 out err ${ATTNC} check --spec "heads=2 head_dim=16" "--spec=heads=4
 expect_contains("${err}" "--spec given twice ('heads=2 head_dim=16', then 'heads=4 head_dim=16')" "two specs")
 expect_run(2 out err ${ATTNC} check)
 expect_contains("${err}" "expected --spec TEXT" "check without a spec")
+# --target defaults to host: without it, gen goes on to read the spec (and refuses this one).
+expect_run(1 out err ${ATTNC} gen --spec "heads=3 d_model=64" -o "${WORK_DIR}/no_target")
+expect_contains("${err}" "heads" "gen without --target")
+# Every invalid spec is named, not only the first.
+expect_run(1 out err ${ATTNC} gen --spec "heads=3 d_model=64" --spec "heads=2 head_dim=16"
+           --spec "heads=4 kv_heads=3 head_dim=16" -o "${WORK_DIR}/two_invalid")
+expect_contains("${err}" "spec 1 ('heads=3 d_model=64'): " "gen with two invalid specs")
+expect_contains("${err}" "spec 3 ('heads=4 kv_heads=3 head_dim=16'): " "gen with two invalid specs")
 expect_run(2 out err ${ATTNC} gen --shared=yes)
 expect_contains("${err}" "--shared takes no value (got '--shared=yes')" "a flag with a value")
 expect_run(2 out err ${ATTNC} gen --spec)
@@ -142,6 +150,11 @@ foreach(name cli_kernels.a cli_kernels.h cli_kernels.json cli_kernels_entry.c cl
     message(FATAL_ERROR "gen did not write ${name}; it printed:\n${out}")
   endif()
 endforeach()
+# One C header for the library; the variants' own declarations stay inside the entry source.
+file(GLOB headers RELATIVE "${out_dir}" "${out_dir}/*.h")
+if(NOT headers STREQUAL "cli_kernels.h")
+  message(FATAL_ERROR "gen wrote the headers '${headers}'; expected only cli_kernels.h")
+endif()
 expect_contains("${out}" "wrote ${out_dir}/cli_kernels.a\n" "gen's list of files")
 expect_contains("${out}" "wrote ${out_dir}/cli_kernels.json\n" "gen's list of files")
 file(READ "${out_dir}/cli_kernels.json" manifest)

@@ -70,6 +70,8 @@ TEST_CASE("parts for mask_block and the score modifiers, only when set") {
   CHECK(attn::kernel_id(gpt2.with_alibi()) == "attn_core_h12_kv12_d64_f32_alibi");
   CHECK(attn::kernel_id(gpt2.with_score_bias()) == "attn_core_h12_kv12_d64_f32_bias_t");
   CHECK(attn::kernel_id(gpt2.with_lse()) == "attn_core_h12_kv12_d64_f32_lse");
+  CHECK(attn::kernel_id(gpt2.causal().with_align(attn::Align::top_left)) == "attn_core_h12_kv12_d64_f32_causal_tl");
+  CHECK(attn::kernel_id(gpt2.causal().with_align(attn::Align::bottom_right)) == "attn_core_h12_kv12_d64_f32_causal");
   CHECK(attn::kernel_id(gpt2.block()
                             .with_proj_bias()
                             .causal()

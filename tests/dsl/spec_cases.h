@@ -29,6 +29,7 @@ inline constexpr SpecCase spec_cases[] = {
     {"core, bf16", detail::core64.with_dtype(attn::DType::bf16)},
     {"core, f16 causal", detail::core64.with_dtype(attn::DType::f16).causal()},
     {"block, bf16", detail::gpt2.block().with_dtype(attn::DType::bf16)},
+    {"core, causal top-left", detail::core64.causal().with_align(attn::Align::top_left)},
     {"core, d_model and head_dim both set", detail::gpt2.with_head_dim(32)},
     {"core, explicit scale", detail::gpt2.with_scale(0.1f)},
     {"core, tiny scale", detail::core64.with_scale(1e-30f)},

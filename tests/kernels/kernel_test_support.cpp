@@ -333,6 +333,7 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   o.softcap = s.has_softcap ? static_cast<double>(s.softcap) : 0.0;
   o.alibi = s.alibi;
   o.score_bias = s.score_bias;
+  o.top_left = s.align == attn::Align::top_left;
   o.inputs.key_lengths = index_view("key_lengths");
   o.inputs.prefix_lengths = index_view("prefix_lengths");
   o.inputs.segment_ids_q = index_view("segment_ids_q");

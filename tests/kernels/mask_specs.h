@@ -68,6 +68,9 @@ inline const char *const mask_specs[] = {
     "d_model=32 heads=2 form=block proj_bias=true mask=document&causal softcap=2 alibi=true "
     "score_bias=tensor lse=true",
     "d_model=32 heads=2 form=block mask=tensor&causal mask_block=8",
+    // top-left alignment
+    "heads=2 head_dim=16 mask=causal align=top_left",
+    "heads=2 kv_heads=1 head_dim=16 mask=(window(4,2)|global(2))&padding align=top_left alibi=true lse=true",
 };
 
 inline SpecListDrift mask_spec_list_drift() {

@@ -93,7 +93,7 @@ Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, con
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t key_length = padded ? o.inputs.key_lengths.at(b) : seq_k;
     for (int64_t i = 0; i < seq_q; ++i) {
-      const int64_t q_pos = i + key_length - seq_q;  // bottom-right aligned
+      const int64_t q_pos = o.top_left ? i : i + key_length - seq_q;  // bottom-right unless top_left
       for (int64_t h = 0; h < heads; ++h) {
         const int64_t kvh = h / group;
         const In *q_row = q.row(b, i, h);

@@ -97,11 +97,12 @@ struct Options {
   double softcap = 0.0;     // > 0: s = softcap * tanh(s / softcap)
   bool alibi = false;       // s -= alibi_slopes[h] * |q' - k|
   bool score_bias = false;  // s += score_bias[b, h, i, k]
+  bool top_left = false;    // q' = i (PyTorch's is_causal) instead of i + Lk - Sq
   RuntimeInputs inputs;
 };
 
 // One (query, key) pair: batch, head, query row i (0 <= i < Sq), key k, the row's key position
-// q' = i + Lk - Sq, and Lk (key_lengths[b] when the mask uses padding, else Sk).
+// q' = i + Lk - Sq (i when top-left aligned), and Lk (key_lengths[b] when the mask uses padding, else Sk).
 struct Pair {
   int64_t batch = 0, head = 0, row = 0, key = 0, q_pos = 0, key_length = 0;
 };

@@ -307,6 +307,35 @@ TEST_CASE("padding sets Lk: rows align to each batch's own length, for the mask 
         doctest::Approx((std::exp(-2.0) * 1 + std::exp(-3.0) * 2) / (std::exp(-2.0) + std::exp(-3.0))));
 }
 
+TEST_CASE("top-left alignment: row i sits at key i, as PyTorch's is_causal, whatever Sq and Sk") {
+  // Sq = 2, Sk = 4, zero queries (uniform weights over the kept keys), v = 1, 2, 4, 8.
+  const std::vector<float> q(2, 0.0f), k(4, 0.5f), v = {1, 2, 4, 8};
+  const TensorView qv = TensorView::dense(q.data(), {1, 2, 1, 1}), kv = TensorView::dense(k.data(), {1, 4, 1, 1}),
+                   vv = TensorView::dense(v.data(), {1, 4, 1, 1});
+  Options o;
+  o.mask = attn::causal();
+  // Bottom-right: rows at q' = 2, 3 keep keys 0..2 and 0..3.
+  const auto bottom = ref::core_reference(qv, kv, vv, o);
+  CHECK(bottom.out[0] == doctest::Approx(7.0 / 3));
+  CHECK(bottom.out[1] == doctest::Approx(15.0 / 4));
+  // Top-left: rows at q' = 0, 1 keep key 0 and keys 0, 1.
+  o.top_left = true;
+  const auto top = ref::core_reference(qv, kv, vv, o);
+  CHECK(top.out[0] == doctest::Approx(1.0));
+  CHECK(top.out[1] == doctest::Approx(1.5));
+  // Sq = 4 > Sk = 2, top-left: rows 2 and 3 see both keys (bottom-right: rows 0, 1 see none).
+  const TensorView q4 = TensorView::dense(k.data(), {1, 4, 1, 1}), k2 = TensorView::dense(q.data(), {1, 2, 1, 1}),
+                   v2 = TensorView::dense(v.data(), {1, 2, 1, 1});
+  const auto tall = ref::core_reference(q4, k2, v2, o);
+  CHECK(tall.out[0] == doctest::Approx(1.0));
+  CHECK(tall.out[1] == doctest::Approx(1.5));
+  CHECK(tall.out[3] == doctest::Approx(1.5));
+  o.top_left = false;
+  const auto tall_bottom = ref::core_reference(q4, k2, v2, o);
+  CHECK(tall_bottom.out[0] == 0.0);
+  CHECK(tall_bottom.out[3] == doctest::Approx(1.5));
+}
+
 TEST_CASE("fully masked rows: out 0 and lse -inf, whatever removes the keys") {
   const std::vector<float> q(6, 1.0f), k(8, 0.5f), v = {1, 2, 3, 4, 5, 6, 7, 8};
   const TensorView qv = TensorView::dense(q.data(), {2, 3, 1, 1}),

@@ -87,6 +87,7 @@ TEST_CASE("attn-run runs a kernel on .npy files and writes its output") {
   std::string error;
   REQUIRE_MESSAGE(attn::npy::read(ws.file("out.npy"), &out, &error), error);
   CHECK(out.shape == std::vector<int64_t>{1, 2, 2, 3});
+  CHECK(o.out == "wrote out [1,2,2,3] to " + ws.file("out.npy") + "\n");
   std::vector<float> values(12);
   std::memcpy(values.data(), out.data.data(), out.data.size());
   // out[0, s, h, e] = q[0, s, h, e] + v[0, 2, 0, e]

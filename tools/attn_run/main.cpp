@@ -389,6 +389,15 @@ std::optional<Failure> allocate_outputs(const Options &options, const std::vecto
   return std::nullopt;
 }
 
+void print_written(const std::vector<attn::run_tool::OutputFile> &outputs,
+                   const std::vector<const attn::npy::Array *> &arrays) {
+  for (size_t i = 0; i < outputs.size() && i < arrays.size(); ++i) {
+    std::string shape;
+    for (int64_t extent : arrays[i]->shape) shape += (shape.empty() ? "" : ",") + std::to_string(extent);
+    std::printf("wrote %s [%s] to %s\n", outputs[i].name.c_str(), shape.c_str(), outputs[i].path.c_str());
+  }
+}
+
 std::optional<Failure> write_outputs(const Options &options, const std::vector<attn_arg_info> &infos,
                                      const CallTensors &call) {
   std::vector<const attn::npy::Array *> arrays;
@@ -400,6 +409,8 @@ std::optional<Failure> write_outputs(const Options &options, const std::vector<a
   std::string error;
   if (!attn::run_tool::write_outputs_atomically(options.outputs, arrays, &error))
     return Failure{exit_error, error};
+  // A plain run says what it wrote; --bench prints its timings instead (--json: JSON only).
+  if (!options.bench) print_written(options.outputs, arrays);
   return std::nullopt;
 }
 

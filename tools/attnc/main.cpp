@@ -18,11 +18,12 @@ namespace {
 using attnc::tool::CommandLine;
 
 const char *gen_usage =
-    "usage: attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] --target T[,T...] -o DIR\n"
+    "usage: attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] [--target T[,T...]] -o DIR\n"
     "                 [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only]\n"
     "                 [--cc CC] [--stmt] [--asm] [-v]\n"
     "Generates one kernel library for the specs: DIR/NAME.a (or .so with --shared), its C header,\n"
-    "entry source and JSON manifest. Files appear in DIR only once all of them are written.\n";
+    "entry source and JSON manifest. Files appear in DIR only once all of them are written.\n"
+    "--target defaults to host (this machine's dispatch set), as attn_add_kernels does.\n";
 const char *runtime_usage =
     "usage: attnc runtime --target T[,T...] -o FILE.a\n"
     "Writes the Halide runtime for the targets (one per application linking static kernels).\n";
@@ -34,7 +35,7 @@ const char *id_usage =
     "Prints the kernel id of a valid spec, or why the spec is invalid (exit 1).\n";
 const char *overview =
     "usage:\n"
-    "  attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] --target T[,T...] -o DIR\n"
+    "  attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] [--target T[,T...]] -o DIR\n"
     "            [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only] [--cc "
     "CC]\n"
     "            [--stmt] [--asm] [-v]\n"
@@ -84,8 +85,7 @@ int run_gen(int argc, char **argv) {
   o.emit_assembly = line.has("--asm");
   o.verbose = line.has("-v");
   if (o.specs.empty()) return usage_error("gen needs at least one --spec or --spec-file", gen_usage);
-  if (line.values("--target").empty())
-    return usage_error("gen needs --target (e.g. --target host)", gen_usage);
+  if (o.targets.empty()) o.targets = "host";
   if (o.out_dir.empty()) return usage_error("gen needs -o DIR", gen_usage);
   if (o.basename.empty()) {
     const attn::ParseResult first = attn::parse_spec(o.specs.front());

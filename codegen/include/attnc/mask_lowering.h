@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attn/mask.h"
+#include "attn/spec.h"
 
 namespace attnc {
 
@@ -20,6 +21,10 @@ struct MaskInputs {
 struct MaskPoint {
   Halide::Expr query_pos, key, query_row, head, batch, key_length;
 };
+
+// The key position q' of a batch's query row 0 (row i sits at q' + i): Lk - Sq bottom-right
+// aligned (key_length: the batch's Lk), 0 top-left aligned (attn::Align).
+Halide::Expr first_query_position(attn::Align align, const Halide::Expr &key_length, const Halide::Expr &seq_q);
 
 // True where the pair is kept. mask_block > 0 evaluates structural terms per block pair.
 Halide::Expr lower_mask(const attn::Mask &mask, int mask_block, const MaskPoint &p, const MaskInputs &in);

@@ -1,6 +1,8 @@
 // attn/check.h: compile-time validation of constexpr specs, with errors that name field and value.
 #pragma once
 
+#include <utility>
+
 #include "attn/validate.h"
 
 namespace attn::spec_error {
@@ -50,68 +52,161 @@ template <int draws, int limit> struct random_draws_in_all_must_be_at_most;
 template <int node, int count_is_bad> struct mask_node_is_malformed;
 }  // namespace attn::spec_error
 
+namespace attn::spec_error {
+
+// The spec's name in the error: its .named() label, else the text that declared it.
+template <unsigned N>
+struct Label {
+  char text[N];
+};
+consteval unsigned label_size(const Spec &spec, const char *declared) {
+  const char *name = spec.name[0] != '\0' ? spec.name : declared;
+  unsigned n = 0;
+  while (name[n] != '\0') ++n;
+  return n + 1;
+}
+template <unsigned N>
+consteval Label<N> label(const Spec &spec, const char *declared) {
+  const char *name = spec.name[0] != '\0' ? spec.name : declared;
+  Label<N> out{};
+  for (unsigned i = 0; i + 1 < N; ++i) out.text[i] = name[i];
+  return out;
+}
+
+// The name as a type in the message. GCC prints a Label argument as its text; Clang prints it as
+// numbers, but a pack of chars as characters.
+#if defined(__clang__)
+template <char... text>
+struct spec_named;
+template <Label L, class Indices>
+struct label_chars;
+template <Label L, unsigned... i>
+struct label_chars<L, std::integer_sequence<unsigned, i...>> {
+  using type = spec_named<L.text[i]...>;
+};
+template <Label L>
+using spec_name = typename label_chars<L, std::make_integer_sequence<unsigned, sizeof(L.text) - 1>>::type;
+#else
+template <Label L>
+struct spec_named;
+template <Label L>
+using spec_name = spec_named<L>;
+#endif
+
+// The float a problem is about (scale or softcap), as scale_argument passes it.
+constexpr auto float_argument(const Spec &spec, SpecProblem problem) {
+  return scale_argument(problem == SpecProblem::softcap_not_positive ? spec.softcap : spec.scale);
+}
+
+struct no_problem;
+// A null pointer to the problem's type: the rule's name and its values, for the message.
+template <SpecProblem problem, int a, int b, auto f>
+consteval auto rule_pointer() {
+  using P = SpecProblem;
+  if constexpr (problem == P::d_model_not_positive) return (d_model_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::heads_not_positive) return (heads_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::kv_heads_not_positive) return (kv_heads_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::head_dim_not_positive) return (head_dim_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::head_dim_v_not_positive) return (head_dim_v_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::heads_missing) return (heads_must_be_set<a> *)nullptr;
+  else if constexpr (problem == P::width_missing) return (d_model_or_head_dim_must_be_set<a> *)nullptr;
+  else if constexpr (problem == P::heads_not_dividing_d_model) return (heads_must_divide_d_model<a, b> *)nullptr;
+  else if constexpr (problem == P::kv_heads_not_dividing_heads) return (kv_heads_must_divide_heads<a, b> *)nullptr;
+  else if constexpr (problem == P::scale_not_positive) return (scale_must_be_positive<f> *)nullptr;
+  else if constexpr (problem == P::window_bound_invalid) return (window_bound_must_be_at_least_minus_1<a> *)nullptr;
+  else if constexpr (problem == P::mask_too_large) return (mask_has_too_many_terms<a, b> *)nullptr;
+  else if constexpr (problem == P::name_invalid) return (name_must_be_alphanumeric_or_underscore<a, b> *)nullptr;
+  else if constexpr (problem == P::global_tokens_not_positive) return (global_tokens_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::random_block_not_positive) return (random_block_size_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::random_count_not_positive) return (random_block_count_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::mask_block_not_positive) return (mask_block_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::softcap_not_positive) return (softcap_must_be_positive<f> *)nullptr;
+  else if constexpr (problem == P::heads_too_many) return (heads_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::kv_heads_too_many) return (kv_heads_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::head_dim_too_large) return (head_dim_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::head_dim_v_too_large) return (head_dim_v_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::d_model_too_large) return (d_model_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::query_width_too_large) return (heads_times_head_dim_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::value_width_too_large) return (heads_times_head_dim_v_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::weight_too_large) return (projection_weight_must_be_below_2_gib<a, b> *)nullptr;
+  else if constexpr (problem == P::mask_block_too_large) return (mask_block_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::window_bound_too_large) return (window_bound_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::global_tokens_too_large) return (global_tokens_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::random_block_too_large) return (random_block_size_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::random_count_too_large) return (random_block_count_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::random_draws_too_many) return (random_draws_in_all_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::mask_malformed) return (mask_node_is_malformed<a, b> *)nullptr;
+  else {
+    static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
+    return (no_problem *)nullptr;
+  }
+}
+template <class T>
+struct pointee;
+template <class T>
+struct pointee<T *> {
+  using type = T;
+};
+template <SpecProblem problem, int a, int b, auto f>
+using rule = typename pointee<decltype(rule_pointer<problem, a, b, f>())>::type;
+
+// The one error an invalid spec produces: the compiler shows this template's arguments (the
+// spec's name, then the rule it breaks with the values) on the line before the message.
+// `ok` is true either way, so that the static_assert using it adds no second error.
+template <class spec_name, class broken_rule>
+struct invalid_spec {
+  static_assert(__is_same(broken_rule, no_problem),
+                "invalid attn::Spec: invalid_spec<spec_named<name>, rule<values>> names it and the rule it breaks");
+  static constexpr bool ok = true;
+};
+
+}  // namespace attn::spec_error
+
+// Checks one spec at compile time; `declared` names it when it has no .named() label.
+#define ATTN_CHECK_SPEC_NAMED(spec, declared)                                                               \
+  static_assert(::attn::spec_error::invalid_spec<                                                            \
+                ::attn::spec_error::spec_name<::attn::spec_error::label<::attn::spec_error::label_size(          \
+                    (spec), declared)>((spec), declared)>,                                                     \
+                ::attn::spec_error::rule<::attn::check_spec(spec).problem, ::attn::check_spec(spec).a,          \
+                                         ::attn::check_spec(spec).b,                                            \
+                                         ::attn::spec_error::float_argument(                                   \
+                                             (spec), ::attn::check_spec(spec).problem)>>::ok)
+// ATTN_CHECK_SPEC(my_spec); fails to compile, naming my_spec (or its label) and the rule it breaks.
+#define ATTN_CHECK_SPEC(spec) ATTN_CHECK_SPEC_NAMED(spec, #spec)
+
 namespace attn {
 
-// static_assert(attn::checked<my_spec>()); fails to compile, naming the problem, for a bad spec.
+// static_assert(attn::checked<my_spec>()); as ATTN_CHECK_SPEC, for a spec given as a template
+// argument (the compiler then also prints the spec's fields where it says which call failed).
 template <Spec S>
 consteval bool checked() {
   constexpr SpecCheck c = check_spec(S);
-  using P = SpecProblem;
-  using namespace spec_error;
-  if constexpr (c.problem == P::d_model_not_positive) return sizeof(d_model_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::heads_not_positive) return sizeof(heads_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::kv_heads_not_positive) return sizeof(kv_heads_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::head_dim_not_positive) return sizeof(head_dim_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::head_dim_v_not_positive) return sizeof(head_dim_v_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::heads_missing) return sizeof(heads_must_be_set<c.a>) > 0;
-  else if constexpr (c.problem == P::width_missing) return sizeof(d_model_or_head_dim_must_be_set<c.a>) > 0;
-  else if constexpr (c.problem == P::heads_not_dividing_d_model) return sizeof(heads_must_divide_d_model<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::kv_heads_not_dividing_heads) return sizeof(kv_heads_must_divide_heads<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::scale_not_positive) return sizeof(scale_must_be_positive<scale_argument(S.scale)>) > 0;
-  else if constexpr (c.problem == P::window_bound_invalid) return sizeof(window_bound_must_be_at_least_minus_1<c.a>) > 0;
-  else if constexpr (c.problem == P::mask_too_large) return sizeof(mask_has_too_many_terms<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::name_invalid) return sizeof(name_must_be_alphanumeric_or_underscore<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::global_tokens_not_positive) return sizeof(global_tokens_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::random_block_not_positive) return sizeof(random_block_size_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::random_count_not_positive) return sizeof(random_block_count_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::mask_block_not_positive) return sizeof(mask_block_must_be_positive<c.a>) > 0;
-  else if constexpr (c.problem == P::softcap_not_positive) return sizeof(softcap_must_be_positive<scale_argument(S.softcap)>) > 0;
-  else if constexpr (c.problem == P::heads_too_many) return sizeof(heads_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::kv_heads_too_many) return sizeof(kv_heads_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::head_dim_too_large) return sizeof(head_dim_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::head_dim_v_too_large) return sizeof(head_dim_v_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::d_model_too_large) return sizeof(d_model_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::query_width_too_large) return sizeof(heads_times_head_dim_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::value_width_too_large) return sizeof(heads_times_head_dim_v_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::weight_too_large) return sizeof(projection_weight_must_be_below_2_gib<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::mask_block_too_large) return sizeof(mask_block_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::window_bound_too_large) return sizeof(window_bound_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::global_tokens_too_large) return sizeof(global_tokens_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::random_block_too_large) return sizeof(random_block_size_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::random_count_too_large) return sizeof(random_block_count_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::random_draws_too_many) return sizeof(random_draws_in_all_must_be_at_most<c.a, c.b>) > 0;
-  else if constexpr (c.problem == P::mask_malformed) return sizeof(mask_node_is_malformed<c.a, c.b>) > 0;
-  else {
-    static_assert(c.ok(), "attn::checked: a SpecProblem without its spec_error type");
-    return true;
-  }
+  constexpr auto name = spec_error::label<spec_error::label_size(S, "unnamed spec")>(S, "unnamed spec");
+  return spec_error::invalid_spec<spec_error::spec_name<name>,
+                                  spec_error::rule<c.problem, c.a, c.b,
+                                                   spec_error::float_argument(S, c.problem)>>::ok;
 }
 
 }  // namespace attn
 
+// One ATTN_CHECK_SPEC per argument of a macro: each spec named by the text that declared it.
+#define ATTN_DETAIL_PARENS ()
+#define ATTN_DETAIL_EXPAND(...) ATTN_DETAIL_EXPAND3(ATTN_DETAIL_EXPAND3(ATTN_DETAIL_EXPAND3(__VA_ARGS__)))
+#define ATTN_DETAIL_EXPAND3(...) ATTN_DETAIL_EXPAND2(ATTN_DETAIL_EXPAND2(ATTN_DETAIL_EXPAND2(__VA_ARGS__)))
+#define ATTN_DETAIL_EXPAND2(...) ATTN_DETAIL_EXPAND1(ATTN_DETAIL_EXPAND1(ATTN_DETAIL_EXPAND1(__VA_ARGS__)))
+#define ATTN_DETAIL_EXPAND1(...) __VA_ARGS__
+#define ATTN_DETAIL_CHECK_EACH(...) __VA_OPT__(ATTN_DETAIL_EXPAND(ATTN_DETAIL_CHECK_NEXT(__VA_ARGS__)))
+#define ATTN_DETAIL_CHECK_NEXT(spec, ...) \
+  ATTN_CHECK_SPEC(spec);                 \
+  __VA_OPT__(ATTN_DETAIL_CHECK_AGAIN ATTN_DETAIL_PARENS(__VA_ARGS__))
+#define ATTN_DETAIL_CHECK_AGAIN() ATTN_DETAIL_CHECK_NEXT
+
 // Declares the specs a translation unit exports to attn_add_kernels(... SPEC_SOURCES ...):
 // each is checked at compile time, and the spec printer (attnc::spec_printer) lists them.
 #define ATTN_EXPORT_SPECS(...)                                                  \
-  static_assert(::attn::detail::all_checked<__VA_ARGS__>());                    \
+  ATTN_DETAIL_CHECK_EACH(__VA_ARGS__)                                           \
   extern "C" const ::attn::Spec *attn_exported_specs(int *count) {             \
     static constexpr ::attn::Spec specs[] = {__VA_ARGS__};                      \
     *count = static_cast<int>(sizeof(specs) / sizeof(specs[0]));               \
     return specs;                                                               \
   }
-
-namespace attn::detail {
-template <Spec... S>
-consteval bool all_checked() {
-  return (checked<S>() && ...);
-}
-}  // namespace attn::detail

@@ -14,6 +14,10 @@ enum class Qkv : uint8_t { separate, fused };
 // Storage type of the float tensors (q/k/v/x/weights/biases/out). Scores, softmax and every
 // accumulation are fp32 whatever it is; lse and the mask/index inputs keep their own types.
 enum class DType : uint8_t { f32, f16, bf16 };
+// Where query row i sits among the keys, for every positional term (window, causal, global,
+// random, ALiBi's distance): bottom_right at q' = i + Lk - Sq (FlashAttention 2.1+, decode and
+// chunked prefill), top_left at q' = i (PyTorch's is_causal, FlashAttention before 2.1).
+enum class Align : uint8_t { bottom_right, top_left };
 
 // A Spec is a structural literal type so that it can be a template argument (see check.h).
 // Fields left at 0 / false take the documented defaults when resolved (resolve.h).
@@ -40,6 +44,7 @@ struct Spec {
   bool alibi = false;       // runtime alibi_slopes [H] f32: s -= slope_h * |q' - k|
   bool score_bias = false;  // runtime score_bias f32, shaped and broadcast like the mask tensor
   bool lse = false;         // also output lse [B,Sq,H]: log-sum-exp of the kept scores, -inf if none
+  Align align = Align::bottom_right;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -75,6 +80,11 @@ struct Spec {
     return s;
   }
   constexpr Spec causal() const { return with_mask(attn::causal()); }
+  constexpr Spec with_align(Align a) const {
+    Spec s = *this;
+    s.align = a;
+    return s;
+  }
   constexpr Spec with_dtype(DType t) const {
     Spec s = *this;
     s.dtype = t;
