@@ -1,15 +1,13 @@
 # attn_add_kernels(<target>
 #                  [SPECS "<spec text>" ...]          one-line text forms
 #                  [SPEC_SOURCES <file.cpp> ...]      C++ files using ATTN_EXPORT_SPECS(...)
-#                  [TARGETS host|native|x86|cuda|opencl|<halide target>[,...]]   default: host
+#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host
 #                  [TUNING <file>])                   tile sizes from `attnc tune` (attnc gen --tuning)
 #
 # Generates the kernels at build time and makes <target> an object library to link into an
 # executable or shared library: the kernels register themselves with attn/runtime.h at load
 # time. Every application gets one Halide runtime (attnc_halide_runtime), shared by all its
-# kernel targets; kernels with GPU targets (cuda, opencl: "host cuda" builds the CPU variants and a
-# CUDA one) link one with those device APIs (attnc_halide_runtime_cuda, ..._opencl), so an
-# application that mixes CPU-only and GPU kernel libraries gives them all the same GPU targets.
+# kernel targets.
 include_guard(GLOBAL)
 
 # The attnc tool: the in-tree target, or the one an installed package imports.
@@ -23,6 +21,10 @@ function(_attnc_tool out)
 endfunction()
 
 # One Halide runtime per build and set of device APIs, for the dispatch set of the first call.
+# TARGETS cuda / opencl add a GPU variant ("host cuda": the CPU variants and a CUDA one, in one
+# kernel); those kernels link a runtime with the device APIs (attnc_halide_runtime_cuda,
+# ..._opencl), so an application mixing CPU-only and GPU kernel libraries gives all the same
+# GPU targets (two Halide runtimes cannot share one program).
 function(_attnc_halide_runtime targets out)
   set(name attnc_halide_runtime)
   foreach(api cuda opencl)
