@@ -16,6 +16,8 @@
 #include "attnc/arguments.h"
 #include "attnc/emit.h"
 #include "attnc/generator.h"
+#include "attnc/schedule_gpu.h"
+#include "attnc/targets_gpu.h"
 #include "attnc/staging_dir.h"
 #include "attnc/targets.h"
 #include "attnc/targets_arm.h"
@@ -99,7 +101,7 @@ Halide::Target kernel_target(const std::string &t) {
 
 // A runtime compatible with every variant: the fallback (last, least capable) target's.
 Halide::Target runtime_target(const std::vector<std::string> &targets) {
-  return Halide::Target(targets.back()).with_feature(Halide::Target::UserContext);
+  return with_gpu_runtimes(Halide::Target(targets.back()).with_feature(Halide::Target::UserContext), targets);
 }
 
 bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, const std::string &ar,
@@ -168,6 +170,15 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     k.spec_text = attn::to_string(spec);
     k.targets = targets.targets;
     for (const std::string &t : k.targets) {
+      if (runs_on_gpu(Halide::Target(t))) {
+        // One pipeline, the GPU block core at gpu_tiles() (CPU tunings do not apply); its host
+        // code is the baseline's.
+        k.variant_cpu_features.push_back(required_cpu_features(t));
+        VariantTiles gpu;
+        gpu.gpu = true;
+        k.variant_tiles.push_back(gpu);
+        continue;
+      }
       k.variant_cpu_features.push_back(required_cpu_features(t));
       const VectorUnit unit = target_vector_unit(t);
       const int lanes = unit.lanes;
@@ -252,7 +263,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
       if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
       if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles});
-      if (k.split_keys_max_queries > 0)
+      if (k.split_keys_max_queries > 0 && !tiles.gpu)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;

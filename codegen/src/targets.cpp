@@ -7,6 +7,8 @@
 
 #include <sstream>
 
+#include "attnc/targets_gpu.h"
+
 namespace attnc {
 namespace {
 
@@ -59,6 +61,10 @@ bool is_named_set(const std::string &name) {
 TargetList expand_targets(const std::string &spec) {
   TargetList result;
   for (const std::string &item : split(spec, ',')) {
+    if (const std::optional<std::string> gpu = gpu_named_target(item)) {  // "cuda", "opencl"
+      result.targets.push_back(*gpu);
+      continue;
+    }
     const size_t dash = item.find('-');
     const std::string set_name = item.substr(0, dash);
     // "host-tsan" is also a Halide target string (this machine's target plus tsan), and
