@@ -7,14 +7,14 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo install bench check-sanitize fuzz sweep clean
+.PHONY: setup configure build test demo install bench check-sanitize fuzz sweep arm clean
 
 setup:
 	@bash scripts/setup.sh
 
 configure: setup
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	  -DHalide_DIR=$(HALIDE_DIR) -DCMAKE_MAKE_PROGRAM=$(VENV)/bin/ninja >/dev/null
+	  -DHalide_DIR=$(HALIDE_DIR) -DCMAKE_MAKE_PROGRAM=$(VENV)/bin/ninja -DATTNC_ARM_BUILD=$(ARM_BUILD) >/dev/null
 
 build: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS)
@@ -67,5 +67,12 @@ sweep: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target kernels_random_sweep_test
 	@SWEEP_CASES=$(SWEEP_CASES) SWEEP_SEED=$(SWEEP_SEED) SWEEP_FIRST=$(SWEEP_FIRST) $(BUILD)/tests/kernels/kernels_random_sweep_test
 
+# The AArch64 Linux tree (cross-built, kernels from $(BUILD)'s attnc): runtime, attn-run, examples
+# and the arm suites in $(ARM_BUILD); `make test` runs those suites under qemu-user (label arm).
+ARM_BUILD ?= $(ROOT)/build-arm
+arm: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli
+	@JOBS=$(JOBS) bash scripts/build_arm.sh $(BUILD) $(ARM_BUILD)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ARM_BUILD)

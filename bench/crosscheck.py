@@ -1,7 +1,9 @@
 """Cross-checks any spec end to end: attnc gen --shared, attn-run on random .npy inputs, and an
 independent NumPy fp64 implementation of the contract (docs/DSL.md). Optional tool (needs NumPy).
 
-Usage: crosscheck.py BUILD_DIR "SPEC TEXT" B SQ SK [--target T]   (block form: SQ is S, SK ignored)
+Usage: crosscheck.py BUILD_DIR "SPEC TEXT" B SQ SK [--target T] [--attn-run PATH] [--emulator CMD]
+(block form: SQ is S, SK ignored). For another architecture, e.g. AArch64 from x86 (make arm):
+  --target arm64 --attn-run build-arm/tools/attn-run --emulator "qemu-aarch64 -L /usr/aarch64-linux-gnu"
 """
 import argparse
 import os
@@ -159,6 +161,8 @@ def main():
     ap.add_argument("sq", type=int)
     ap.add_argument("sk", type=int)
     ap.add_argument("--target", default="host")
+    ap.add_argument("--attn-run", help="the attn-run to run the library with (default BUILD/tools/attn-run)")
+    ap.add_argument("--emulator", default="", help="a command that runs attn-run (qemu-aarch64 ...)")
     a = ap.parse_args()
     attnc = os.path.join(a.build, "tools", "attnc")
     resolved = subprocess.check_output([attnc, "check", "--spec", a.spec], text=True).splitlines()
@@ -201,7 +205,8 @@ def main():
             arrays["alibi_slopes"] = (2.0 ** -np.arange(1, h + 1)).astype(np.float32)
         if spec.get("score_bias") == "tensor":
             arrays["score_bias"] = rng.uniform(-2, 2, (1, h, sq, sk)).astype(np.float32)
-        cmd = [os.path.join(a.build, "tools", "attn-run"), os.path.join(tmp, "crosscheck.so"), "--kernel", kid]
+        attn_run = a.attn_run or os.path.join(a.build, "tools", "attn-run")
+        cmd = a.emulator.split() + [attn_run, os.path.join(tmp, "crosscheck.so"), "--kernel", kid]
         for n, arr in arrays.items():
             np.save(os.path.join(tmp, n + ".npy"), arr)
             cmd += ["--input", f"{n}={os.path.join(tmp, n + '.npy')}"]

@@ -1,13 +1,16 @@
 # attn_add_kernels(<target>
 #                  [SPECS "<spec text>" ...]          one-line text forms
 #                  [SPEC_SOURCES <file.cpp> ...]      C++ files using ATTN_EXPORT_SPECS(...)
-#                  [TARGETS host|native|x86|<halide target>[,...]]   default: host
+#                  [TARGETS host|native|x86|arm64|arm64-osx|<halide target>[,...]]   default: host
 #                  [TUNING <file>])                   tile sizes from `attnc tune` (attnc gen --tuning)
 #
 # Generates the kernels at build time and makes <target> an object library to link into an
 # executable or shared library: the kernels register themselves with attn/runtime.h at load
 # time. Every application gets one Halide runtime (attnc_halide_runtime), shared by all its
 # kernel targets.
+#
+# In a build for AArch64 Linux from another machine (cmake/toolchains/aarch64-linux-gnu.cmake), host
+# and native mean the arm64 dispatch set: the machine the kernels run on, not the one attnc runs on.
 include_guard(GLOBAL)
 
 # The attnc tool: the in-tree target, or the one an installed package imports.
@@ -20,25 +23,35 @@ function(_attnc_tool out)
   endif()
 endfunction()
 
-# One Halide runtime per build, for the dispatch set of the first call.
+# One Halide runtime per build and set of device APIs, for the dispatch set of the first call.
+# TARGETS cuda / opencl add a GPU variant ("host cuda": the CPU variants and a CUDA one, in one
+# kernel); those kernels link a runtime with the device APIs (attnc_halide_runtime_cuda,
+# ..._opencl), so an application mixing CPU-only and GPU kernel libraries gives all the same
+# GPU targets (two Halide runtimes cannot share one program).
 function(_attnc_halide_runtime targets out)
-  if(NOT TARGET attnc_halide_runtime)
+  set(name attnc_halide_runtime)
+  foreach(api cuda opencl)
+    if(targets MATCHES "(^|[,-])${api}($|[,-])")
+      string(APPEND name "_${api}")
+    endif()
+  endforeach()
+  if(NOT TARGET ${name})
     _attnc_tool(tool)
-    set(dir "${CMAKE_BINARY_DIR}/attnc_halide_runtime")
-    set(lib "${dir}/attnc_halide_runtime.a")
+    set(dir "${CMAKE_BINARY_DIR}/${name}")
+    set(lib "${dir}/${name}.a")
     add_custom_command(
       OUTPUT "${lib}"
       COMMAND ${tool} runtime --target "${targets}" -o "${lib}"
       DEPENDS ${tool}
       COMMENT "attnc: Halide runtime for ${targets}"
       VERBATIM)
-    add_custom_target(attnc_halide_runtime_gen DEPENDS "${lib}")
-    add_library(attnc_halide_runtime STATIC IMPORTED GLOBAL)
-    set_target_properties(attnc_halide_runtime PROPERTIES IMPORTED_LOCATION "${lib}")
-    target_link_libraries(attnc_halide_runtime INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
-    add_dependencies(attnc_halide_runtime attnc_halide_runtime_gen)
+    add_custom_target(${name}_gen DEPENDS "${lib}")
+    add_library(${name} STATIC IMPORTED GLOBAL)
+    set_target_properties(${name} PROPERTIES IMPORTED_LOCATION "${lib}")
+    target_link_libraries(${name} INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
+    add_dependencies(${name} ${name}_gen)
   endif()
-  set(${out} attnc_halide_runtime PARENT_SCOPE)
+  set(${out} ${name} PARENT_SCOPE)
 endfunction()
 
 # Checks every text spec of a call now, at configure time, and reports all the invalid ones in
@@ -83,6 +96,9 @@ function(attn_add_kernels target)
   endif()
   if(NOT ARG_TARGETS)
     set(ARG_TARGETS host)
+  endif()
+  if(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    list(TRANSFORM ARG_TARGETS REPLACE "^(host|native)(-|$)" "arm64\\2")
   endif()
   list(JOIN ARG_TARGETS "," targets)
   find_package(Threads REQUIRED)

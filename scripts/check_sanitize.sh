@@ -45,7 +45,8 @@ configure_tree() {
   "$cmake" -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" \
     -DHalide_DIR="$halide_dir" -DATTNC_TOOL="$attnc" -DATTNC_SANITIZE="$2" \
-    -DATTNC_BUILD_FUZZERS="$3" -DATTNC_KERNEL_TESTS="$4" -DATTNC_BUILD_EXAMPLES=OFF >/dev/null
+    -DATTNC_BUILD_FUZZERS="$3" -DATTNC_KERNEL_TESTS="$4" -DATTNC_BUILD_EXAMPLES=OFF \
+    -DATTNC_GPU_TESTS=OFF >/dev/null
 }
 
 # Every finding fails: leaks included, UBSan with a stack.

@@ -17,10 +17,21 @@ if [ ! -f /usr/include/doctest/doctest.h ] && [ ! -f /usr/include/doctest.h ]; t
   apt_install doctest-dev g++ make
 fi
 
+# PoCL, OpenCL on the CPU: `make test` runs the kernel suites on the OpenCL variant (label opencl).
+if ! dpkg -s pocl-opencl-icd >/dev/null 2>&1 || ! dpkg -s ocl-icd-libopencl1 >/dev/null 2>&1; then
+  apt_install pocl-opencl-icd ocl-icd-libopencl1
+fi
+
 # Clang with its sanitizer and libFuzzer runtimes: the sanitizer and fuzzing trees (make test runs
 # them; scripts/check_sanitize.sh). Debian 12's clang is 14; libclang-rt-14-dev holds libFuzzer.
 if ! command -v clang++ >/dev/null || [ ! -f "$(clang++ -print-file-name=libclang_rt.fuzzer-$(uname -m).a 2>/dev/null)" ]; then
   apt_install clang libclang-rt-14-dev
+fi
+
+# The AArch64 cross toolchain and user-mode emulator: the cross tree (make arm) and its suites in
+# make test (label arm).
+if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
+  apt_install g++-aarch64-linux-gnu qemu-user
 fi
 
 if [ ! -x "$venv/bin/python" ]; then

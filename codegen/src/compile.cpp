@@ -16,8 +16,11 @@
 #include "attnc/arguments.h"
 #include "attnc/emit.h"
 #include "attnc/generator.h"
+#include "attnc/schedule_gpu.h"
+#include "attnc/targets_gpu.h"
 #include "attnc/staging_dir.h"
 #include "attnc/targets.h"
+#include "attnc/targets_arm.h"
 #include "attnc/tile_config.h"
 #include "sha256.h"
 
@@ -77,10 +80,19 @@ bool run_command(const std::string &command, std::string *log) {
   return true;
 }
 
-std::string c_compiler(const GenerateOptions &o) {
+// The entry's C compiler: the one given, else the cross compiler a foreign target needs
+// (targets_arm.h), else $CC or cc.
+std::string c_compiler(const GenerateOptions &o, const std::string &target) {
   if (!o.cc.empty()) return o.cc;
+  if (std::string cross = cross_c_compiler(target); !cross.empty()) return cross;
   if (const char *cc = std::getenv("CC"); cc && *cc) return cc;
   return "cc";
+}
+
+// The archiver that knows the target's object format (GNU ar for this machine's own).
+std::string archiver(const std::string &target) {
+  const std::string cross = cross_archiver(target);
+  return cross.empty() ? "ar" : cross;
 }
 
 Halide::Target kernel_target(const std::string &t) {
@@ -89,10 +101,11 @@ Halide::Target kernel_target(const std::string &t) {
 
 // A runtime compatible with every variant: the fallback (last, least capable) target's.
 Halide::Target runtime_target(const std::vector<std::string> &targets) {
-  return Halide::Target(targets.back()).with_feature(Halide::Target::UserContext);
+  return with_gpu_runtimes(Halide::Target(targets.back()).with_feature(Halide::Target::UserContext), targets);
 }
 
-bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, std::string *log) {
+bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, const std::string &ar,
+                    std::string *log) {
   // An ar MRI script takes the members of every part into one archive.
   const fs::path script = out.string() + ".mri";
   std::ostringstream mri;
@@ -104,7 +117,7 @@ bool merge_archives(const std::vector<fs::path> &parts, const fs::path &out, std
     return false;
   }
   fs::remove(out);
-  const bool ok = run_command("ar -M < " + quote(script.string()), log);
+  const bool ok = run_command(ar + " -M < " + quote(script.string()), log);
   fs::remove(script);
   return ok;
 }
@@ -137,6 +150,15 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     result.message = invalid;
     return result;
   }
+  // Without a C compiler for the target (arm64-osx here) the entry stays source, for the
+  // application's own build to compile, and nothing can be linked.
+  const bool entry_compiler = !o.cc.empty() || has_c_compiler_for(targets.targets.back());
+  if (o.shared && !entry_compiler) {
+    result.message = "--shared for " + targets.targets.back() +
+                     " needs a linker for that system, and this machine has none: generate without "
+                     "--shared and build the entry source with the application there, or give --cc";
+    return result;
+  }
   std::vector<KernelRecord> kernels;
   std::set<std::string> seen;
   for (size_t n = 0; n < o.specs.size(); ++n) {
@@ -148,9 +170,19 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     k.spec_text = attn::to_string(spec);
     k.targets = targets.targets;
     for (const std::string &t : k.targets) {
+      if (runs_on_gpu(Halide::Target(t))) {
+        // One pipeline, the GPU block core at gpu_tiles() (CPU tunings do not apply); its host
+        // code is the baseline's.
+        k.variant_cpu_features.push_back(required_cpu_features(t));
+        VariantTiles gpu;
+        gpu.gpu = true;
+        k.variant_tiles.push_back(gpu);
+        continue;
+      }
       k.variant_cpu_features.push_back(required_cpu_features(t));
-      const int lanes = Halide::Target(t).natural_vector_size(Halide::Float(32));
-      CpuTiles tiles = cpu_tiles(spec, lanes);
+      const VectorUnit unit = target_vector_unit(t);
+      const int lanes = unit.lanes;
+      CpuTiles tiles = cpu_tiles(spec, unit);
       const TileOverride *tuned = find_override(o.tile_overrides, k.id, lanes);
       if (tuned != nullptr) {
         std::string error;
@@ -166,7 +198,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       v.query_tile = tiles.query_tile;
       v.key_block = tiles.key_block;
       // Tuned tiles serve every shape: the user measured them for theirs.
-      const CpuTiles short_tiles = cpu_tiles_short(spec, lanes);
+      const CpuTiles short_tiles = cpu_tiles_short(spec, unit);
       if (spec.form == attn::Form::core && !whole_row_core(spec) && !v.tuned && short_tiles.query_tile > 0 &&
           core_tiles_text(short_tiles) != v.tiles) {
         v.short_tiles = core_tiles_text(short_tiles);
@@ -174,9 +206,9 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
         v.short_key_block = short_tiles.key_block;
       }
       v.blocks = whole_row_core(spec);
-      if (v.blocks) v.blocks_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_blocks(spec, lanes));
+      if (v.blocks) v.blocks_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_blocks(spec, unit));
       v.packed = packs_head_rows(spec);
-      if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, lanes));
+      if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, unit));
       k.variant_tiles.push_back(v);
     }
     k.required_cpu_features = k.variant_cpu_features.back();
@@ -231,7 +263,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
       if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
       if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles});
-      if (k.split_keys_max_queries > 0)
+      if (k.split_keys_max_queries > 0 && !tiles.gpu)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
       for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;
@@ -265,7 +297,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
   }
 
   const fs::path archive = dir / (o.basename + ".a");
-  if (!merge_archives(archives, archive, &result.message)) return result;
+  if (!merge_archives(archives, archive, archiver(targets.targets.back()), &result.message)) return result;
   for (const fs::path &p : archives) fs::remove(p);
   published(archive);
 
@@ -292,7 +324,10 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     published(runtime);
   }
 
-  if (o.compile_entry || o.shared) {
+  if ((o.compile_entry || o.shared) && !entry_compiler)
+    std::fprintf(stderr, "attnc: no C compiler for %s here: %s is left as source\n",
+                 targets.targets.back().c_str(), entry.filename().c_str());
+  if ((o.compile_entry || o.shared) && entry_compiler) {
     const fs::path include = dir / "include";
     for (const EmbeddedHeader &h : abi_headers()) {
       fs::create_directories((include / h.path).parent_path());
@@ -302,7 +337,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       }
     }
     const fs::path object = dir / (o.basename + "_entry.o");
-    const std::string cc = c_compiler(o);
+    const std::string cc = c_compiler(o, targets.targets.back());
     std::string flags = " -O2 -fPIC -fvisibility=hidden -I" + quote(include.string());
     flags += o.shared ? " -DATTN_LIBRARY_TABLE" : " -DATTN_STATIC_REGISTRY";
     if (!run_command(cc + flags + " -c " + quote(entry.string()) + " -o " + quote(object.string()),
@@ -321,7 +356,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
         return result;
       }
       published(so);
-    } else if (!run_command("ar r " + quote(archive.string()) + " " + quote(object.string()),
+    } else if (!run_command(archiver(targets.targets.back()) + " r " + quote(archive.string()) + " " + quote(object.string()),
                             &result.message)) {
       return result;
     }

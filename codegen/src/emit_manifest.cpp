@@ -42,6 +42,7 @@ std::string compute_path(const std::string &spec_text, const std::string &target
   const Halide::Target target(target_text);
   switch (spec.dtype) {
     case attn::DType::f16:
+      if (target.arch == Halide::Target::ARM) return "f16 converted to fp32 (fcvtl), fp32 arithmetic";
       return target.has_feature(Halide::Target::F16C) ? "f16 converted to fp32 (F16C), fp32 arithmetic"
                                                        : "f16 converted to fp32 in software, fp32 arithmetic";
     case attn::DType::bf16:

@@ -10,8 +10,11 @@
 #include "attnc/core_rows.h"
 #include "attnc/projection.h"
 #include "attnc/schedule_cpu.h"
+#include "attnc/schedule_gpu.h"
 #include "attnc/split_keys_algorithm.h"
+#include "attnc/targets_arm.h"
 #include "attnc/tile_config.h"
+#include "attnc/tile_config_gpu.h"
 
 namespace attnc {
 namespace {
@@ -52,8 +55,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     // Every input starts at 0 and has its spec-fixed sizes, which the schedule relies on.
     for (auto &[name, buffer] : inputs_) constrain(*buffer, arg_specs_.at(name));
     const Halide::Target target = get_target();
-    const int lanes = target.natural_vector_size(Halide::Float(32));
-    tiles_ = cpu_tiles(spec_, lanes);
+    const VectorUnit unit = target_vector_unit(target.to_string());
+    const int lanes = unit.lanes;
+    tiles_ = cpu_tiles(spec_, unit);
     const std::string overrides = tiles_text;
     if (!overrides.empty()) {
       std::string error;
@@ -63,6 +67,16 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
                                    " lanes: " + problem);
     }
     tiles_.pack_head_rows = std::string(core_path) == "packed";
+    gpu_ = runs_on_gpu(target);
+    gpu_tiles_ = gpu_tiles(spec_);
+    // f16 needs OpenCL's cl_khr_fp16 (PoCL lacks it) and bf16 crashed LLVM's PTX lowering in
+    // Halide 21: until the GPU path converts their bits itself, it takes f32 storage only.
+    if (gpu_ && spec_.dtype != attn::DType::f32) {
+      const Halide::Target named =
+          target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
+      throw Halide::CompileError(std::string("attnc: dtype=") + attn::dtype_name(spec_.dtype) + " on " +
+                                 named.to_string() + ": GPU targets (cuda, opencl) take dtype=f32 only");
+    }
     if (spec_.form == attn::Form::core) {
       generate_core();
     } else {
@@ -147,7 +161,13 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     Func result;
     bool with_lse = false;
-    if (std::string(core_path) == "split_keys") {
+    if (gpu_) {
+      // Every core path is the block core on a GPU (a thread per query row, gpu_tiles()).
+      CoreFuncs core = define_core(in, spec_, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
+      schedule_core_gpu(core, gpu_tiles_);
+      result = core.out;
+      with_lse = core.with_lse;
+    } else if (std::string(core_path) == "split_keys") {
       SplitKeysFuncs split = define_split_keys(in, spec_, tiles_.split_keys_chunk, tiles_.split_keys_dots,
                                                tiles_.split_keys_lanes);
       schedule_split_keys_cpu(split, tiles_);
@@ -171,7 +191,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Var dv("dv"), h("h"), i("i"), b("b");
     Func out("out_values");
     out(dv, h, i, b) = result(dv, h, i, b)[0];
-    out.vectorize(dv, tiles_.pv_vector);
+    // On a GPU target both outputs are taken apart on the host, from the core's copy there.
+    if (!gpu_) out.vectorize(dv, tiles_.pv_vector);
     set_core_outputs(true, result, out);
   }
 
@@ -197,7 +218,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       const int rows = hd + kvd + kvdv;
       layers.push_back(define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model,
                                      linear_panel_rows(tiles_, rows), "qkv", bf16_input("x"), bf16_input("w_qkv")));
-      schedule_linear_cpu(layers.back(), tiles_, rows);
+      schedule_linear(layers.back(), rows);
       const Func &qkv = layers.back().y;
       q(d, h, i, b) = qkv(h * s.head_dim + d, i, b);
       k(d, h, i, b) = qkv(hd + h * s.head_dim + d, i, b);
@@ -210,7 +231,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
         layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
                                        linear_panel_rows(tiles_, rows[p]), names[p][2], bf16_input("x"),
                                        bf16_input(names[p][0])));
-        schedule_linear_cpu(layers.back(), tiles_, rows[p]);
+        schedule_linear(layers.back(), rows[p]);
       }
       q(d, h, i, b) = layers[0].y(h * s.head_dim + d, i, b);
       k(d, h, i, b) = layers[1].y(h * s.head_dim + d, i, b);
@@ -218,8 +239,13 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     CoreInputs in{q, k, v, seq, seq};
     add_mask_inputs(in);
-    CoreFuncs core = define_core(in, s, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
-    schedule_core_cpu(core, tiles_);
+    CoreFuncs core = gpu_ ? define_core(in, s, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows)
+                          : define_core(in, s, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
+    if (gpu_) {
+      schedule_core_gpu(core, gpu_tiles_);
+    } else {
+      schedule_core_cpu(core, tiles_);
+    }
 
     // Merge heads: row j of the merged activations is head j / Dv, channel j % Dv.
     Func merged("merged");
@@ -228,19 +254,33 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     merged(j, i, b) = core.with_lse ? Expr(attended[0]) : Expr(attended);
     LinearFuncs out_proj = define_linear(merged, input_f32("w_o"), bias("b_o"), s.heads * s.head_dim_v,
                                          linear_panel_rows(tiles_, s.d_model), "out_proj");
-    schedule_linear_cpu(out_proj, tiles_, s.d_model);
+    schedule_linear(out_proj, s.d_model);
     // The projection accumulates in a buffer of its own and is then copied out: accumulating
     // straight into the output buffer (run-time strides) kept the sums in memory, not registers
     // (out_proj 76 ms against 102 ms for the 3x larger qkv projection, one thread, S=1024).
     Func result("block_out");
     result(j, i, b) = Halide::cast(storage_type(), out_proj.y(j, i, b));
-    Var tokens("tokens");
-    result.compute_root().fuse(i, b, tokens).parallel(tokens).vectorize(j, tiles_.vector_width);
+    if (gpu_) {
+      schedule_elementwise_gpu(result, j, i, b);
+    } else {
+      Var tokens("tokens");
+      result.compute_root().fuse(i, b, tokens).parallel(tokens).vectorize(j, tiles_.vector_width);
+    }
     set_core_outputs(core.with_lse, core.out, result);
+  }
+
+  void schedule_linear(LinearFuncs &layer, int rows) {
+    if (gpu_) {
+      schedule_linear_gpu(layer, gpu_tiles_);
+    } else {
+      schedule_linear_cpu(layer, tiles_, rows);
+    }
   }
 
   attn::Spec spec_{};
   CpuTiles tiles_{};
+  bool gpu_ = false;  // a CUDA or OpenCL target: GPU schedules, gpu_tiles_
+  GpuTiles gpu_tiles_{};
   std::map<std::string, Halide::GeneratorInput<Buffer<>> *> inputs_;
   std::map<std::string, Halide::GeneratorOutput<Buffer<>> *> outputs_;
   std::map<std::string, ArgSpec> arg_specs_;

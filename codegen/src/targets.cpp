@@ -3,7 +3,11 @@
 
 #include <Halide.h>
 
+#include "attnc/targets_arm.h"
+
 #include <sstream>
+
+#include "attnc/targets_gpu.h"
 
 namespace attnc {
 namespace {
@@ -39,15 +43,17 @@ std::string native_target() {
   return t.without_feature(Halide::Target::NoRuntime).to_string();
 }
 
-// The targets of one named set: "host", "native" or "x86".
+// The targets of one named set: "host", "native", "x86", "arm64" or "arm64-osx".
 std::vector<std::string> named_set(const std::string &name) {
   if (name == "native") return {native_target()};
+  if (const std::vector<std::string> *arm = arm_named_set(name)) return *arm;
+  if (name == "host" && host_is_arm64_linux()) return *arm_named_set("arm64");
   if (name == "host" && Halide::get_host_target().arch != Halide::Target::X86) return {native_target()};
   return x86_dispatch_set();
 }
 
 bool is_named_set(const std::string &name) {
-  return name == "host" || name == "native" || name == "x86";
+  return name == "host" || name == "native" || name == "x86" || arm_named_set(name) != nullptr;
 }
 
 }  // namespace
@@ -55,6 +61,10 @@ bool is_named_set(const std::string &name) {
 TargetList expand_targets(const std::string &spec) {
   TargetList result;
   for (const std::string &item : split(spec, ',')) {
+    if (const std::optional<std::string> gpu = gpu_named_target(item)) {  // "cuda", "opencl"
+      result.targets.push_back(*gpu);
+      continue;
+    }
     const size_t dash = item.find('-');
     const std::string set_name = item.substr(0, dash);
     // "host-tsan" is also a Halide target string (this machine's target plus tsan), and
@@ -77,7 +87,7 @@ TargetList expand_targets(const std::string &spec) {
       result.targets.push_back(Halide::Target(item).to_string());
     } else {
       result.message = "target '" + item +
-                       "' is not a Halide target string, 'host', 'native' or 'x86' "
+                       "' is not a Halide target string, 'host', 'native', 'x86', 'arm64' or 'arm64-osx' "
                        "(each may take extra features: 'native-tsan')";
       return result;
     }
@@ -92,6 +102,7 @@ TargetList expand_targets(const std::string &spec) {
 
 std::string required_cpu_features(const std::string &halide_target) {
   const Halide::Target t(halide_target);
+  if (t.arch == Halide::Target::ARM) return arm_required_cpu_features(halide_target);
   if (t.arch != Halide::Target::X86) return "";
   struct Need {
     Halide::Target::Feature feature;

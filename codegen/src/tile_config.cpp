@@ -1,4 +1,5 @@
-// CPU tile sizes. Register budget: 32 zmm (AVX-512) or 16 ymm (AVX2).
+// CPU tile sizes. Register budget: 32 zmm (AVX-512) or 16 ymm (AVX2); AArch64's entry is
+// tile_config_neon.cpp.
 //
 // AVX2 numbers below: Zen 1 (2 cores, FMA peak 39.4 GFLOP/s per core measured by
 // bench/fma_peak.cpp), B1 H12 S1024 D64 no mask, one thread, medians of 5 (attn-run --bench).
@@ -12,8 +13,9 @@
 namespace attnc {
 namespace {
 
-int vector_registers(int lanes) {
-  return lanes >= 16 ? 32 : 16;
+// The AArch64 unit: its tiles come from tile_config_neon.cpp, never from an x86 unit's.
+bool is_neon(VectorUnit unit) {
+  return unit.lanes == neon_vectors.lanes && unit.registers == neon_vectors.registers;
 }
 
 // The tunable fields, by name.
@@ -32,7 +34,7 @@ constexpr Field core_fields[] = {
 
 // The most PV rows that fit the registers next to pv_vectors and divide the tile.
 int largest_pv_rows(const CpuTiles &t) {
-  int rows = (vector_registers(t.vector_width) - 4) / t.pv_vectors;
+  int rows = (t.vector_registers - 4) / t.pv_vectors;
   while (rows > 1 && t.query_tile % rows != 0) --rows;
   return std::max(rows, 1);
 }
@@ -58,8 +60,15 @@ int lanes_dividing(int n, int native_lanes) {
 }
 
 CpuTiles cpu_tiles_blocks(const attn::Spec &s, int native_lanes) {
+  return cpu_tiles_blocks(s, x86_vectors(native_lanes));
+}
+
+CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
+  if (is_neon(unit)) return neon_tiles_blocks(s);
+  const int native_lanes = unit.lanes;
   CpuTiles t{};
   t.vector_width = native_lanes;
+  t.vector_registers = unit.registers;
   const bool wide = native_lanes >= 16;  // 32 vector registers (AVX-512) rather than 16
   // A task's query rows. K and V rows of a key block are read once per task, so a larger tile
   // reads them less often; QK^T and PV sweep the tile in register-block groups. AVX2, one
@@ -134,14 +143,18 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, int native_lanes) {
 }
 
 CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
-  CpuTiles t = cpu_tiles_blocks(s, native_lanes);
+  return cpu_tiles(s, x86_vectors(native_lanes));
+}
+
+CpuTiles cpu_tiles(const attn::Spec &s, VectorUnit unit) {
+  CpuTiles t = cpu_tiles_blocks(s, unit);
   // The whole-row core (core_rows.h) reads each K row once per query tile whatever its size, and
   // its P.V register blocks run over all keys: on AVX2 it keeps the 32-query tile with QK^T 2 x 6
   // and PV 4 x 2 (key_block only has to be a multiple of score_rows there). The AVX2 variant on
   // Zen 4, one thread, attnc-tune-style interleaved medians of 5, against tile 48 (3 x 4, 6 x 2):
   // W1 none 36.0 vs 36.3 ms, W1 causal 19.0 vs 19.4, B1 H12 S256 causal 1.48 vs 1.64, none even,
   // B2 H12 Sq100 Sk300 causal 2.49 vs 2.61, none even.
-  if (native_lanes < 16 && whole_row_core(s)) {
+  if (!is_neon(unit) && unit.lanes < 16 && whole_row_core(s)) {
     t.query_tile = 32;
     t.score_vectors = 2;
     t.score_rows = 6;
@@ -152,7 +165,13 @@ CpuTiles cpu_tiles(const attn::Spec &s, int native_lanes) {
 }
 
 CpuTiles cpu_tiles_short(const attn::Spec &s, int native_lanes) {
-  CpuTiles t = cpu_tiles_blocks(s, native_lanes);
+  return cpu_tiles_short(s, x86_vectors(native_lanes));
+}
+
+CpuTiles cpu_tiles_short(const attn::Spec &s, VectorUnit unit) {
+  if (is_neon(unit)) return neon_tiles_short(s);
+  const int native_lanes = unit.lanes;
+  CpuTiles t = cpu_tiles_blocks(s, unit);
   // AVX2 (Zen 1), one thread, interleaved medians against the defaults: B1 H12 S256 D64 none
   // 6.68 against 7.15 ms, causal 4.07 against 5.23 ms; B2 H12 Sq100 Sk300 none 7.94 against
   // 10.13 ms. Short calls waste less of a 32-query tile and a 64-key block than of 48 x 128
@@ -172,7 +191,11 @@ CpuTiles cpu_tiles_short(const attn::Spec &s, int native_lanes) {
 }
 
 CpuTiles cpu_tiles_packed(const attn::Spec &s, int native_lanes) {
-  CpuTiles t = cpu_tiles(s, native_lanes);
+  return cpu_tiles_packed(s, x86_vectors(native_lanes));
+}
+
+CpuTiles cpu_tiles_packed(const attn::Spec &s, VectorUnit unit) {
+  CpuTiles t = cpu_tiles(s, unit);
   t.pack_head_rows = true;
   return t;
 }
@@ -232,7 +255,7 @@ bool apply_tiles_text(const std::string &text, CpuTiles *tiles, std::string *err
 }
 
 std::string tile_problem(const attn::Spec &s, const CpuTiles &t) {
-  const int registers = vector_registers(t.vector_width);
+  const int registers = t.vector_registers;
   auto text = [](const char *name, int value) { return std::string(name) + " " + std::to_string(value); };
   for (const Field &f : core_fields)
     if (t.*f.member < 1) return text(f.name, t.*f.member) + " is not positive";
@@ -262,12 +285,18 @@ std::string tile_problem(const attn::Spec &s, const CpuTiles &t) {
 }
 
 std::vector<CpuTiles> tile_candidates(const attn::Spec &s, int native_lanes) {
-  const CpuTiles defaults = cpu_tiles(s, native_lanes);
+  return tile_candidates(s, x86_vectors(native_lanes));
+}
+
+std::vector<CpuTiles> tile_candidates(const attn::Spec &s, VectorUnit unit) {
+  const CpuTiles defaults = cpu_tiles(s, unit);
   std::vector<CpuTiles> out = {defaults};
-  const bool wide = native_lanes >= 16;
-  const std::pair<int, int> blocks[] = {wide ? std::pair{2, 8} : std::pair{2, 6},
-                                        wide ? std::pair{3, 6} : std::pair{3, 4},
-                                        wide ? std::pair{4, 4} : std::pair{2, 4}};
+  const bool wide = unit.lanes >= 16;
+  // NEON: four QK^T blocks of 24, 24 and 16 accumulators in its 32 registers.
+  const std::pair<int, int> blocks[] = {
+      is_neon(unit) ? std::pair{4, 6} : wide ? std::pair{2, 8} : std::pair{2, 6},
+      is_neon(unit) ? std::pair{3, 8} : wide ? std::pair{3, 6} : std::pair{3, 4},
+      is_neon(unit) ? std::pair{4, 4} : wide ? std::pair{4, 4} : std::pair{2, 4}};
   // The whole-row core has no key blocks: one key_block per register block, the defaults'
   // rounded up to a multiple of its keys (tile_problem asks for a multiple).
   const bool whole_rows = whole_row_core(s);

@@ -1,10 +1,13 @@
-// cpu_features.cpp: maps feature names to this CPU's capabilities (cpuid on x86).
+// cpu_features.cpp: maps feature names to this CPU's capabilities (cpuid on x86, HWCAP on AArch64).
 #include "cpu_features.h"
 
 #include <string_view>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 namespace {
@@ -59,10 +62,20 @@ bool has_feature(std::string_view name) {
 
 #elif defined(__aarch64__)
 
-// Advanced SIMD is architectural on AArch64; other features are not probed, so they count as
-// missing and a library needing them is refused rather than run on a guess.
+// Advanced SIMD is architectural on AArch64. The rest comes from the kernel's HWCAP bits (names as
+// /proc/cpuinfo spells them; bit numbers from Linux's arch/arm64/include/uapi/asm/hwcap.h, spelled
+// out so that older libc headers do. Elsewhere (no HWCAP) they count as missing, and a variant
+// needing them is passed over rather than run on a guess.
 bool has_feature(std::string_view name) {
-  return name == "neon" || name == "asimd";
+  if (name == "neon" || name == "asimd") return true;
+#if defined(__linux__)
+  static const unsigned long hwcap = getauxval(AT_HWCAP);
+  constexpr unsigned long fphp = 1ul << 9, asimdhp = 1ul << 10, asimddp = 1ul << 20;
+  if (name == "fphp") return (hwcap & fphp) != 0;
+  if (name == "asimdhp") return (hwcap & asimdhp) != 0;
+  if (name == "asimddp") return (hwcap & asimddp) != 0;
+#endif
+  return false;
 }
 
 #else

@@ -7,15 +7,24 @@
 #include <string_view>
 
 #include "cpu_features.h"
+#include "device.h"
 #include "status_internal.h"
 
 namespace {
 
-// Each level allows the features of the ones below it; avx512 allows every feature.
+// Each level allows the features of the ones below it; the first allows every feature.
 struct Level {
   const char *name;
   const char *allowed;  // comma-separated feature names; null for all
 };
+#if defined(__aarch64__)
+// armv8.2: dot product and fp16 arithmetic (the arm64 set's first variant); neon: baseline AArch64.
+constexpr std::array<Level, 2> levels = {{
+    {"armv8.2", nullptr},
+    {"neon", ""},
+}};
+constexpr const char *level_names = "armv8.2 or neon";
+#else
 constexpr std::array<Level, 5> levels = {{
     {"avx512", nullptr},
     {"avx2", "sse41,sse42,popcnt,avx,avx2,fma,f16c,bmi,bmi2,avxvnni"},
@@ -24,6 +33,7 @@ constexpr std::array<Level, 5> levels = {{
     {"x86-64", ""},
 }};
 constexpr const char *level_names = "avx512, avx2, avx, sse41 or x86-64";
+#endif
 
 constexpr int unread = -3;   // ATTN_MAX_ISA not read yet
 constexpr int invalid = -2;  // ATTN_MAX_ISA holds an unknown name
@@ -75,6 +85,27 @@ uint32_t cpu_variant_bits(const attn_kernel_desc &desc) {
   return bits;
 }
 
+namespace {
+
+// The GPU variant to run, if any: under auto the first whose device is there, under a forced
+// device the first of that API. *missing collects why each GPU variant cannot run.
+int gpu_variant(const attn_kernel_desc &desc, DeviceChoice choice, std::string *missing) {
+  if (choice == DeviceChoice::cpu) return -1;
+  for (int v = 0; v < desc.variant_count; ++v) {
+    const DeviceApi api = device_api_of(desc.variants[v].target);
+    if (api == DeviceApi::none) continue;
+    if ((choice == DeviceChoice::cuda && api != DeviceApi::cuda) ||
+        (choice == DeviceChoice::opencl && api != DeviceApi::opencl))
+      continue;
+    std::string why;
+    if (device_available(api, &why)) return v;
+    *missing += std::string(missing->empty() ? "" : "; ") + desc.variants[v].target + " (" + why + ")";
+  }
+  return -1;
+}
+
+}  // namespace
+
 attn_status select_variant(const attn_kernel &kernel, int *variant) {
   const attn_kernel_desc &desc = *kernel.desc;
   *variant = -1;
@@ -83,12 +114,34 @@ attn_status select_variant(const attn_kernel &kernel, int *variant) {
     return fail(ATTN_ERR_INVALID_ARGUMENT, "ATTN_MAX_ISA is '%s', not an instruction set: use %s",
                 environment_text(), level_names);
   }
+  const DeviceChoice choice = device_choice();
+  if (choice == DeviceChoice::invalid) {
+    return fail(ATTN_ERR_INVALID_ARGUMENT, "ATTN_DEVICE is '%s', not a device: use cpu, cuda, opencl or auto",
+                device_environment_text());
+  }
   if (desc.variant_count <= 0) {
     *variant = 0;
     return ATTN_OK;
   }
+  // A GPU variant first where its device is there ("host cuda": the CPU variants otherwise).
+  std::string missing;
+  if (const int gpu = gpu_variant(desc, choice, &missing); gpu >= 0) {
+    *variant = gpu;
+    return ATTN_OK;
+  }
+  if (choice == DeviceChoice::cuda || choice == DeviceChoice::opencl) {
+    const char *name = choice == DeviceChoice::cuda ? "cuda" : "opencl";
+    if (missing.empty())
+      return fail(ATTN_ERR_NO_DEVICE, "kernel '%s': the device is forced to %s but the kernel has no %s variant",
+                  desc.id, name, name);
+    return fail(ATTN_ERR_NO_DEVICE, "kernel '%s': the device is forced to %s, which cannot run here: %s", desc.id,
+                name, missing.c_str());
+  }
+  bool any_cpu = false;
   for (int v = 0; v < desc.variant_count; ++v) {
     const attn_kernel_variant &candidate = desc.variants[v];
+    if (device_api_of(candidate.target) != DeviceApi::none) continue;
+    any_cpu = true;
     const bool on_cpu = v < 32 ? (kernel.cpu_variants >> v & 1u) != 0
                                : cpu_supports_all(candidate.required_cpu_features, nullptr);
     if (on_cpu && allowed(level, candidate.required_cpu_features)) {
@@ -96,16 +149,23 @@ attn_status select_variant(const attn_kernel &kernel, int *variant) {
       return ATTN_OK;
     }
   }
+  if (!any_cpu) {
+    if (choice == DeviceChoice::cpu)
+      return fail(ATTN_ERR_NO_DEVICE, "kernel '%s': the device is forced to cpu but the kernel has GPU variants only",
+                  desc.id);
+    return fail(ATTN_ERR_NO_DEVICE, "kernel '%s': no GPU device to run it: %s", desc.id, missing.c_str());
+  }
   // None runs: say why for each.
   std::string refused;
   for (int v = 0; v < desc.variant_count; ++v) {
     const attn_kernel_variant &candidate = desc.variants[v];
-    std::string missing;
+    if (device_api_of(candidate.target) != DeviceApi::none) continue;
+    std::string lacking;
     if (!allowed(level, candidate.required_cpu_features)) {
       refused += std::string(refused.empty() ? "" : "; ") + candidate.target + " (above the limit)";
-    } else if (!cpu_supports_all(candidate.required_cpu_features, &missing)) {
+    } else if (!cpu_supports_all(candidate.required_cpu_features, &lacking)) {
       refused +=
-          std::string(refused.empty() ? "" : "; ") + candidate.target + " (this CPU lacks " + missing + ")";
+          std::string(refused.empty() ? "" : "; ") + candidate.target + " (this CPU lacks " + lacking + ")";
     }
   }
   return fail(ATTN_ERR_UNSUPPORTED_CPU, "kernel '%s': no variant runs here under max isa '%s': %s", desc.id,

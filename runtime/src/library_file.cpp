@@ -46,9 +46,26 @@ uint64_t table_end(uint64_t offset, uint64_t count, uint64_t entry_size) {
   return offset > UINT64_MAX - bytes ? UINT64_MAX : offset + bytes;
 }
 
+// The ELF machine this runtime runs on, and a name for any machine a library may be built for.
+#if defined(__aarch64__)
+constexpr uint16_t this_machine = EM_AARCH64;
+#else
+constexpr uint16_t this_machine = EM_X86_64;
+#endif
+std::string machine_name(uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "AArch64";
+    case EM_RISCV: return "RISC-V";
+    case EM_PPC64: return "POWER";
+    default: return "ELF machine " + std::to_string(machine);
+  }
+}
+
 // The bytes an ELF64 file needs, read from its own headers: the program and section header
-// tables and every segment's file contents. Sets why when the headers themselves are unreadable.
-uint64_t elf_extent(int fd, uint64_t size, std::string *why) {
+// tables and every segment's file contents. Sets why when the headers themselves are unreadable,
+// machine when the file is for another architecture than this runtime's.
+uint64_t elf_extent(int fd, uint64_t size, std::string *why, uint16_t *machine) {
   Elf64_Ehdr header;
   if (size < sizeof(header) || !read_at(fd, &header, sizeof(header), 0)) {
     *why = "is " + std::to_string(size) + " bytes, shorter than an ELF header";
@@ -60,6 +77,10 @@ uint64_t elf_extent(int fd, uint64_t size, std::string *why) {
   }
   if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr)) {
     *why = "is not a 64-bit ELF file";
+    return 0;
+  }
+  if (header.e_machine != this_machine) {
+    *machine = header.e_machine;
     return 0;
   }
   uint64_t extent = std::max(table_end(header.e_phoff, header.e_phnum, header.e_phentsize),
@@ -101,7 +122,16 @@ attn_status LibraryFile::open(const std::string &path) {
   }
   size_ = static_cast<uint64_t>(info.st_size);
   std::string why;
-  const uint64_t extent = elf_extent(fd_, size_, &why);
+  uint16_t machine = this_machine;
+  const uint64_t extent = elf_extent(fd_, size_, &why, &machine);
+  if (machine != this_machine) {
+    return fail(ATTN_ERR_UNSUPPORTED_CPU,
+                "kernel library '%s' is built for %s, and this runtime runs on %s: run it on an %s "
+                "machine (or under its emulator with that machine's attn-run), or generate it for this "
+                "one (attnc gen --target host)",
+                path.c_str(), machine_name(machine).c_str(), machine_name(this_machine).c_str(),
+                machine_name(machine).c_str());
+  }
   if (!why.empty()) {
     return fail(ATTN_ERR_LOAD, "kernel library '%s' %s; give the path of a .so file attnc gen --shared wrote",
                 path.c_str(), why.c_str());

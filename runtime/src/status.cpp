@@ -86,6 +86,8 @@ extern "C" const char *attn_status_name(attn_status status) {
       return "ATTN_ERR_INVALID_VALUE";
     case ATTN_ERR_LIBRARY_INTEGRITY:
       return "ATTN_ERR_LIBRARY_INTEGRITY";
+    case ATTN_ERR_NO_DEVICE:
+      return "ATTN_ERR_NO_DEVICE";
   }
   return "ATTN_ERR_UNKNOWN_STATUS";
 }

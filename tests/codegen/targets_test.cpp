@@ -45,4 +45,26 @@ TEST_CASE("unknown features after a set name are refused, naming them") {
   CHECK(!attnc::expand_targets("hostile").ok);
 }
 
+TEST_CASE("cuda and opencl are this host's baseline plus the GPU API, after the CPU set in 'host,cuda'") {
+  const attnc::TargetList cuda = attnc::expand_targets("cuda");
+  REQUIRE(cuda.ok);
+  REQUIRE(cuda.targets.size() == 1);
+  CAPTURE(cuda.targets[0]);
+  CHECK(cuda.targets[0].find("-cuda") != std::string::npos);
+  CHECK(cuda.targets[0].find("cuda_capability_86") != std::string::npos);
+  CHECK(cuda.targets[0].find("avx") == std::string::npos);
+  CHECK(attnc::required_cpu_features(cuda.targets[0]).empty());
+
+  const attnc::TargetList opencl = attnc::expand_targets("opencl");
+  REQUIRE(opencl.ok);
+  REQUIRE(opencl.targets.size() == 1);
+  CHECK(opencl.targets[0].find("-opencl") != std::string::npos);
+
+  const attnc::TargetList both = attnc::expand_targets("host,cuda");
+  const attnc::TargetList host = attnc::expand_targets("host");
+  REQUIRE(both.ok);
+  REQUIRE(both.targets.size() == host.targets.size() + 1);
+  CHECK(both.targets.back() == cuda.targets[0]);
+}
+
 }  // namespace

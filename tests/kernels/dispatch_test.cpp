@@ -1,5 +1,9 @@
-// A kernel built for the x86 dispatch set runs on this CPU (whichever variant it picks) and is right.
+// A kernel built for the x86 (or arm64) dispatch set runs on this CPU (whichever variant it picks)
+// and is right.
 #include <doctest/doctest.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 
 #include <algorithm>
 #include <random>
@@ -39,6 +43,13 @@ TEST_CASE("the dispatch kernel lists its variants") {
     CHECK(listed.find("avx2") != std::string::npos);
     CHECK(targets.back().find("avx") == std::string::npos);
   }
+#elif defined(__aarch64__)
+  if (configured == "host" || configured == "arm64") {
+    // Armv8.2 (dot product, fp16) first, then baseline NEON.
+    CHECK(targets.size() == 2);
+    CHECK(targets.front().find("arm_dot_prod") != std::string::npos);
+    CHECK(targets.back().find("arm_dot_prod") == std::string::npos);
+  }
 #endif
   CHECK(!targets.empty());
   // The spec it reports names the same kernel.
@@ -65,7 +76,17 @@ TEST_CASE("a max isa picks the variant, and every variant this CPU runs is right
   struct Reset {
     ~Reset() { attn_set_max_isa(nullptr); }
   } reset;
-  for (const char *isa : {"x86-64", "avx2", "avx512"}) {
+#if defined(__aarch64__)
+  // The HWCAP bits the Armv8.2 variant needs: fphp (9), asimdhp (10), asimddp (20).
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const bool armv8_2 = (hwcap >> 9 & 1) && (hwcap >> 10 & 1) && (hwcap >> 20 & 1);
+  MESSAGE("this CPU ", std::string(armv8_2 ? "has" : "lacks"), " asimddp, fphp and asimdhp; the kernel runs ",
+          std::string(attn_kernel_selected_target(kernel)));
+  const char *const isas[] = {"neon", "armv8.2"};
+#else
+  const char *const isas[] = {"x86-64", "avx2", "avx512"};
+#endif
+  for (const char *isa : isas) {
     CAPTURE(isa);
     REQUIRE(attn_set_max_isa(isa) == ATTN_OK);
     const std::string selected = attn_kernel_selected_target(kernel);
@@ -78,6 +99,9 @@ TEST_CASE("a max isa picks the variant, and every variant this CPU runs is right
     if (std::string(isa) != "x86-64" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
         targets.size() > 1)
       CHECK(selected.find("avx2") != std::string::npos);
+#elif defined(__aarch64__)
+    const bool capped = std::string(isa) == "neon";
+    CHECK((selected.find("arm_dot_prod") != std::string::npos) == (armv8_2 && !capped && targets.size() > 1));
 #endif
     check_against_reference(spec, kernel);
   }

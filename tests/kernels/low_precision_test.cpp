@@ -67,13 +67,16 @@ TEST_CASE("the low-precision specs are the linked kernels") {
 
 // The instruction-set caps to run the suite under: none (this machine's best variant) and, where
 // the bf16 kernels carry an AVX2 variant beside it, "avx2" (bf16 converted to fp32 instead of
-// multiplied in pairs). Under a cap, only the specs whose kernels have a variant for it run.
+// multiplied in pairs); on AArch64, where they carry a baseline NEON variant beside the Armv8.2
+// one, "neon". Under a cap, only the specs whose kernels have a variant for it run.
 std::vector<const char *> isa_caps() {
   std::vector<const char *> caps = {nullptr};
   const attn_kernel *kernel = find_kernel(parse(low_precision_specs[0]));
   REQUIRE(kernel != nullptr);
   const std::string targets = attn_kernel_target(kernel);
   if (targets.find(',') != std::string::npos && targets.find("avx2") != std::string::npos) caps.push_back("avx2");
+  if (targets.find(',') != std::string::npos && targets.find("arm_dot_prod") != std::string::npos)
+    caps.push_back("neon");
   return caps;
 }
 

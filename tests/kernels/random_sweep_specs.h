@@ -12,6 +12,23 @@
 
 namespace attnc::test {
 
+#if ATTNC_ARM_SWEEP
+// The AArch64 cross tree's kernels (attnc_arm_kernels_* in tests/kernels/arm_suites.cmake, in the
+// same order), each for both arm64 variants; the sweep runs over these alone there.
+inline const char *const random_sweep_specs[] = {
+    "heads=4 kv_heads=2 head_dim=64 mask=causal",
+    "d_model=96 heads=3 head_dim_v=16 form=block qkv=separate proj_bias=true mask=none",
+    "d_model=128 heads=4 kv_heads=2 form=block qkv=fused proj_bias=true mask=causal",
+    "heads=4 kv_heads=1 head_dim=24 head_dim_v=40 mask=(window(3,3)|global(2)|random(8,1,7))&padding "
+    "mask_block=8 softcap=3 alibi=true score_bias=tensor lse=true",
+    "heads=2 head_dim=16 mask=((document|prefix)&tensor&causal)|window(2,0) lse=true",
+    "heads=2 kv_heads=1 head_dim=48 mask=causal",
+};
+
+inline std::vector<std::string> all_linked_specs() {
+  return {std::begin(random_sweep_specs), std::end(random_sweep_specs)};
+}
+#else
 // Combinations the other suites do not build, each generated for an AVX-512 and an AVX2 variant so
 // that the sweep can run both: every mask term, & / | / nesting, mask_block, GQA and MQA, Dv != D,
 // head dims 16 .. 128 (24 and 48 included), softcap, alibi, score_bias, scale and lse, both forms.
@@ -54,5 +71,6 @@ inline std::vector<std::string> all_linked_specs() {
   specs.insert(specs.end(), std::begin(mask_specs), std::end(mask_specs));
   return specs;
 }
+#endif
 
 }  // namespace attnc::test

@@ -152,6 +152,27 @@ TEST_CASE("libraries that cannot be used are refused and unloaded") {
     CHECK(open_status(copy.library, Check::unverified) == ATTN_ERR_LOAD);
     CHECK(contains(attn_last_error(), "not an ELF file"));
   }
+  SUBCASE("a library built for the other architecture") {
+    // The good library with its ELF header's e_machine (bytes 18-19) set to the other one's: the
+    // runtime names both and refuses it before dlopen sees it.
+    LibraryCopy copy;
+#if defined(__aarch64__)
+    const uint16_t other = 62;  // EM_X86_64
+    const char *other_name = "x86-64";
+#else
+    const uint16_t other = 183;  // EM_AARCH64
+    const char *other_name = "AArch64";
+#endif
+    {
+      std::fstream file(copy.library, std::ios::in | std::ios::out | std::ios::binary);
+      file.seekp(18);
+      const char bytes[2] = {static_cast<char>(other & 0xff), static_cast<char>(other >> 8)};
+      file.write(bytes, 2);
+    }
+    CHECK(open_status(copy.library, Check::unverified) == ATTN_ERR_UNSUPPORTED_CPU);
+    CHECK(contains(attn_last_error(), std::string("is built for ") + other_name));
+    CHECK_FALSE(still_loaded(copy.library));
+  }
   SUBCASE("a library without the table symbol") {
     CHECK(open_status(FAKE_LIB_NO_TABLE, Check::unverified) == ATTN_ERR_LOAD);
     CHECK(contains(attn_last_error(), "attn_library_table_v1"));

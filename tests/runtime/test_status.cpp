@@ -13,7 +13,8 @@ TEST_CASE("every status has its enum name") {
   CHECK(std::string(attn_status_name(ATTN_ERR_MANIFEST_MISMATCH)) == "ATTN_ERR_MANIFEST_MISMATCH");
   CHECK(std::string(attn_status_name(ATTN_ERR_INVALID_VALUE)) == "ATTN_ERR_INVALID_VALUE");
   CHECK(std::string(attn_status_name(ATTN_ERR_LIBRARY_INTEGRITY)) == "ATTN_ERR_LIBRARY_INTEGRITY");
-  for (int s = ATTN_OK; s <= ATTN_ERR_LIBRARY_INTEGRITY; ++s) {
+  CHECK(std::string(attn_status_name(ATTN_ERR_NO_DEVICE)) == "ATTN_ERR_NO_DEVICE");
+  for (int s = ATTN_OK; s <= ATTN_ERR_NO_DEVICE; ++s) {
     CAPTURE(s);
     CHECK(std::string(attn_status_name(static_cast<attn_status>(s))).starts_with("ATTN_"));
   }

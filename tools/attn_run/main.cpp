@@ -37,7 +37,8 @@ constexpr const char *usage_text =
     "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
-    "--max-isa (avx512, avx2, avx, sse41, x86-64) caps the variant that runs, as ATTN_MAX_ISA does.\n"
+    "--max-isa (avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64) caps the variant that\n"
+    "runs, as ATTN_MAX_ISA does.\n"
     "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
     "skips that check and needs no manifest.\n";
 
@@ -134,7 +135,7 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
     } else if (arg == "--max-isa") {
       std::string isa;
       if (!next(&isa))
-        failure = usage("--max-isa needs an instruction set (avx512, avx2, avx, sse41, x86-64)");
+        failure = usage("--max-isa needs an instruction set (avx512, avx2, avx, sse41, x86-64; armv8.2, neon)");
       options->max_isa = isa;
     } else if (arg == "--warmup") {
       failure = count(0, &options->warmup);
@@ -185,11 +186,27 @@ std::string selected_target(const attn_kernel *kernel) {
   return target.empty() ? std::string("none: ") + attn_last_error() : target;
 }
 
+// For a kernel with GPU variants: what would run under each device choice (attn_set_device),
+// or why nothing would. The choice ATTN_DEVICE gives is restored after.
+void list_devices(const attn_kernel *kernel) {
+  const std::string targets = attn_kernel_target(kernel);
+  bool any_gpu = false;
+  for (const char *device : {"cuda", "opencl", "cpu"}) {
+    const bool cpu = std::string(device) == "cpu";
+    if (cpu ? !any_gpu : targets.find(std::string("-") + device) == std::string::npos) continue;
+    any_gpu = true;
+    attn_set_device(device);
+    std::printf("  %-7s %s\n", (std::string(device) + ":").c_str(), selected_target(kernel).c_str());
+  }
+  if (any_gpu) attn_set_device(std::getenv("ATTN_DEVICE"));
+}
+
 void list_kernels(const attn_library *library) {
   for (int i = 0; i < attn_library_kernel_count(library); ++i) {
     const attn_kernel *kernel = attn_library_kernel_at(library, i);
     std::printf("%s\n  spec:   %s\n  target: %s\n  runs:   %s\n", attn_kernel_id(kernel),
                 attn_kernel_spec(kernel), attn_kernel_target(kernel), selected_target(kernel).c_str());
+    list_devices(kernel);
     const char *label = "  args:   ";
     for (const attn_arg_info &info : arg_infos(kernel)) {
       const int lowest = attn::rt::lowest_rank(info);

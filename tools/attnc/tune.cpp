@@ -27,6 +27,7 @@
 #include "attn/validate.h"
 #include "attnc/compile.h"
 #include "attnc/targets.h"
+#include "attnc/targets_arm.h"
 #include "attnc/tile_config.h"
 #include "attnc/tuning.h"
 #include "command_line.h"
@@ -302,7 +303,8 @@ int run_tune(int argc, char **argv) {
   const attn::Spec spec = attn::resolve(parsed.spec);
   const std::string id = attn::kernel_id(spec);
   const int lanes = native_lanes();
-  const int decode_queries = cpu_tiles(spec, lanes).split_keys_max_queries;
+  const VectorUnit unit = native_vector_unit();
+  const int decode_queries = cpu_tiles(spec, unit).split_keys_max_queries;
   if (spec.form == attn::Form::core && o.seq_q <= decode_queries)
     return fail("Sq = " + std::to_string(o.seq_q) +
                 " runs the decode (split-keys) pipeline, which tiles do not change " +
@@ -318,7 +320,7 @@ int run_tune(int argc, char **argv) {
     if (!parse_tuning(existing, &entries, &error))
       return fail("tuning file '" + o.out_file + "' is not valid, left as it was: " + error);
   }
-  std::vector<CpuTiles> candidates = tile_candidates(spec, lanes);
+  std::vector<CpuTiles> candidates = tile_candidates(spec, unit);
   if (o.max_candidates > 0 && static_cast<int>(candidates.size()) > o.max_candidates)
     candidates.resize(static_cast<size_t>(o.max_candidates));
 

@@ -16,7 +16,7 @@ struct GenerateOptions {
   bool shared = false;         // also link <basename>.so (kernels + entry + Halide runtime)
   bool emit_runtime = true;    // write <basename>_runtime.a (one per application)
   bool compile_entry = true;   // compile the entry into <basename>.a (needs a C compiler)
-  std::string cc;              // C compiler; default $CC or "cc"
+  std::string cc;              // C compiler; default: the cross compiler of a foreign target, $CC or "cc"
   bool emit_stmt = false;      // also write Halide's lowered statement (<basename>_<id>.stmt)
   bool emit_assembly = false;  // also write the generated assembly (<basename>_<id>.s)
   bool verbose = false;

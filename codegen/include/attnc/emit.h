@@ -19,6 +19,7 @@ struct VariantTiles {
   std::string packed_tiles;  // its tiles: cpu_tiles_packed's, or the tuned ones
   bool blocks = false;       // whole-row spec: a block-core pipeline for Sk > whole_row_max_keys
   std::string blocks_tiles;  // its tiles: cpu_tiles_blocks', or the tuned ones
+  bool gpu = false;          // a CUDA or OpenCL variant: one pipeline (gpu_tiles()), outputs copied back
 };
 
 // One generated kernel, as the runtime and the manifest describe it.

@@ -9,7 +9,8 @@ namespace attnc {
 // Expands "host" (this machine's architecture's dispatch set, most capable first), "native"
 // (the single best target for this machine), "x86" (the x86-64 dispatch set) and plain Halide
 // target strings, comma separated; a named set may carry extra features for each of its targets
-// ("native-tsan", "host-tsan"). Fails with a message for an unknown or invalid target.
+// ("native-tsan", "host-tsan"). "cuda" and "opencl" are GPU variants (targets_gpu.h). Fails
+// with a message for an unknown or invalid target.
 struct TargetList {
   bool ok = false;
   std::vector<std::string> targets;  // most capable first; the last one is the fallback

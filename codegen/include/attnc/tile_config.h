@@ -9,10 +9,23 @@
 
 namespace attnc {
 
+// The vector unit tiles are sized for: f32 lanes per vector and architectural vector registers.
+struct VectorUnit {
+  int lanes;
+  int registers;
+};
+// x86 by its f32 lanes: AVX-512 has 32 zmm registers, AVX2 and SSE 16 ymm / xmm.
+constexpr VectorUnit x86_vectors(int lanes) {
+  return {lanes, lanes >= 16 ? 32 : 16};
+}
+// AArch64 Advanced SIMD (NEON): 128-bit vectors (4 f32 lanes) and 32 registers, v0-v31.
+constexpr VectorUnit neon_vectors{4, 32};
+
 struct CpuTiles {
   int key_block;               // keys per block: one running-max/sum update per block (block cores)
   int query_tile;              // queries per parallel task; their q rows and state stay in L1
   int vector_width;            // f32 lanes of the target's vectors
+  int vector_registers;        // the target's vector registers (the budget of the register blocks)
   int score_rows;              // keys of the QK^T register block (one broadcast each)
   int score_vectors;           // query vectors of the QK^T register block (score_vectors x score_rows
                                // accumulators; query_tile / vector_width is a multiple of it)
@@ -32,18 +45,23 @@ struct CpuTiles {
   bool pack_head_rows = false;  // core: each task copies its head's K and V rows contiguous first
 };
 
-// native_lanes: f32 lanes of the target (16 for AVX-512, 8 for AVX2/NEON-pairs, 4 for SSE).
+// native_lanes: f32 lanes of an x86 target (16 for AVX-512, 8 for AVX2, 4 for SSE); each
+// function also takes a VectorUnit, which is how AArch64 (neon_vectors) gets its own tiles
+// (tile_config_neon.cpp) rather than those of an x86 unit of the same width.
 // The tiles of the spec's main pipeline: cpu_tiles_blocks()', with the whole-row core's own
 // register blocks on AVX2 where that core runs it (whole_row_core).
+CpuTiles cpu_tiles(const attn::Spec &resolved, VectorUnit unit);
 CpuTiles cpu_tiles(const attn::Spec &resolved, int native_lanes);
 
 // The block core's tiles, for every spec: what cpu_tiles() gives where the block core is the main
 // pipeline, and the tiles of a whole-row spec's <id>_blocks_v<i> pipeline (long keys).
+CpuTiles cpu_tiles_blocks(const attn::Spec &resolved, VectorUnit unit);
 CpuTiles cpu_tiles_blocks(const attn::Spec &resolved, int native_lanes);
 
 // Tiles for short sequences, compiled beside cpu_tiles()' as a second pipeline that the entry
 // picks per call (short_tiles_win); fewer padded scores for lengths that leave a block mostly
 // empty. (A query_tile of 0 stands for no short pipeline: short_tiles_win is then false.)
+CpuTiles cpu_tiles_short(const attn::Spec &resolved, VectorUnit unit);
 CpuTiles cpu_tiles_short(const attn::Spec &resolved, int native_lanes);
 
 // How much faster the default tiles run per padded score than the short ones, measured (AVX2,
@@ -101,6 +119,7 @@ constexpr int whole_row_max_keys = 16384;
 // The packed pipeline's tiles: cpu_tiles()' with pack_head_rows. That pipeline runs the
 // whole-row core (core_rows.h), which has no key blocks: key_block only pads the other cores.
 // (The block core it replaced took 192-key blocks on AVX2 for causal-like masks: fewer rescales.)
+CpuTiles cpu_tiles_packed(const attn::Spec &resolved, VectorUnit unit);
 CpuTiles cpu_tiles_packed(const attn::Spec &resolved, int native_lanes);
 
 // Whether a call of seq_q x seq_k runs faster on the short tiles: fewer padded scores (whole
@@ -116,14 +135,20 @@ std::string core_tiles_text(const CpuTiles &tiles);
 // value that is not a positive integer returns false with *error; tiles is then unspecified.
 bool apply_tiles_text(const std::string &text, CpuTiles *tiles, std::string *error);
 
-// "" when every size fits its register budget (32 vector registers at 16 lanes, else 16) and
+// "" when every size fits its register budget (tiles.vector_registers) and
 // divides what it must; otherwise the first problem, in words.
 std::string tile_problem(const attn::Spec &resolved, const CpuTiles &tiles);
 
 // Core tiles worth timing on a machine (attnc tune): the defaults first, then query tiles of
 // 32/48/64, three QK^T register blocks and key blocks of 64/96/128, each with the largest PV
 // block that fits; only those without a tile_problem, no duplicates.
+std::vector<CpuTiles> tile_candidates(const attn::Spec &resolved, VectorUnit unit);
 std::vector<CpuTiles> tile_candidates(const attn::Spec &resolved, int native_lanes);
+
+// The AArch64 NEON entry of the tile choice (tile_config_neon.cpp): cpu_tiles_blocks' for
+// neon_vectors, and the short pipeline's. Called through the VectorUnit functions above.
+CpuTiles neon_tiles_blocks(const attn::Spec &resolved);
+CpuTiles neon_tiles_short(const attn::Spec &resolved);
 
 // The largest of {native, native/2, ..., 1} lanes that divides n.
 int lanes_dividing(int n, int native_lanes);

@@ -30,8 +30,10 @@ typedef enum attn_status {
   ATTN_ERR_UNSUPPORTED_CPU = 13,   /* the kernel needs CPU features this machine lacks */
   ATTN_ERR_MANIFEST_MISMATCH = 14, /* a library whose manifest does not match its kernels */
   ATTN_ERR_INVALID_VALUE = 15,     /* a tensor value out of its range (key_lengths > Sk, ...) */
-  ATTN_ERR_LIBRARY_INTEGRITY = 16  /* a library file that is truncated, has no manifest, or is not
+  ATTN_ERR_LIBRARY_INTEGRITY = 16, /* a library file that is truncated, has no manifest, or is not
                                       the file its manifest's SHA-256 names */
+  ATTN_ERR_NO_DEVICE = 17          /* a GPU kernel with no usable driver or device here (the message
+                                      says what is missing), or a forced device the kernel lacks */
 } attn_status;
 
 typedef enum attn_dtype { ATTN_F32 = 1, ATTN_F16 = 2, ATTN_BF16 = 3, ATTN_I32 = 4, ATTN_U8 = 5 } attn_dtype;
@@ -126,7 +128,8 @@ attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
 attn_status attn_kernel_release_memory(const attn_kernel *kernel);
 
 /* The most capable instruction set kernels may use, for every kernel in the process: "avx512"
- * (no limit), "avx2", "avx", "sse41" or "x86-64"; NULL or "" removes the limit. Without a call,
+ * (no limit), "avx2", "avx", "sse41" or "x86-64" on x86; "armv8.2" (no limit: dot product and
+ * fp16) or "neon" (baseline) on AArch64; NULL or "" removes the limit. Without a call,
  * the environment variable ATTN_MAX_ISA gives it. Each run picks the first variant (most capable
  * first) that this CPU has the features for and the limit allows; a limit that leaves no variant
  * makes attn_run fail with ATTN_ERR_UNSUPPORTED_CPU. An unknown name is
@@ -134,6 +137,15 @@ attn_status attn_kernel_release_memory(const attn_kernel *kernel);
 attn_status attn_set_max_isa(const char *isa);
 /* The limit in force ("" for none), or NULL when ATTN_MAX_ISA holds an unknown name. */
 const char *attn_max_isa(void);
+/* The device kernels run on, for every kernel in the process: "cuda", "opencl", "cpu" or "auto"
+ * (NULL or "": auto). Without a call, the environment variable ATTN_DEVICE gives it. Under auto a
+ * kernel with a GPU variant (TARGETS host cuda) runs it where that GPU's driver and a device are
+ * there, and its CPU variants otherwise; a GPU-only kernel without its device fails with
+ * ATTN_ERR_NO_DEVICE, whose message says what is missing. Forced, a kernel without a variant for
+ * that device, or whose device is missing, fails with ATTN_ERR_NO_DEVICE. Tensors stay on the
+ * host either way: a GPU variant copies them to the device and the outputs back before attn_run
+ * returns. An unknown name is ATTN_ERR_INVALID_ARGUMENT and leaves the choice as it was. */
+attn_status attn_set_device(const char *device);
 /* The Halide target of the variant attn_run would run now ("" when none can run here). */
 const char *attn_kernel_selected_target(const attn_kernel *kernel);
 

@@ -1,0 +1,100 @@
+// The CUDA variant without a CUDA device: a GPU-only kernel says what is missing, a host+CUDA
+// kernel runs its CPU variant, and a forced device is obeyed. Where a CUDA device is there (the
+// GPU machine of tools/gpu_check.sh), the same kernels run on it and match the reference.
+#include <doctest/doctest.h>
+
+#include <dlfcn.h>
+
+#include <random>
+#include <string>
+
+#include "kernel_test_support.h"
+
+namespace {
+
+using namespace attnc::test;
+
+constexpr const char *cuda_only = "heads=2 head_dim=32 mask=causal";
+constexpr const char *host_and_cuda = "heads=2 kv_heads=1 head_dim=16 mask=window(8,0)";
+
+bool cuda_driver_here() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  return lib != nullptr;
+}
+
+// Puts the device choice back to automatic whatever a case forced.
+struct AutoDevice {
+  ~AutoDevice() { attn_set_device(nullptr); }
+};
+
+// Runs the kernel on a small call; on success checks the output against the fp64 reference.
+attn_status run_small(const char *spec_text, Call *call_out = nullptr) {
+  const attn::Spec spec = parse(spec_text);
+  const attn_kernel *kernel = find_kernel(spec);
+  REQUIRE(kernel != nullptr);
+  std::mt19937 rng(7);
+  Call call = make_core_call(spec, 2, 37, 41, true, rng);
+  const attn_status status = call.run(kernel);
+  if (status == ATTN_OK) {
+    const Comparison result = compare(call.tensors.at("out"), expected_result(spec, call));
+    CAPTURE(result);
+    CHECK(result.pass());
+  }
+  if (call_out != nullptr) *call_out = std::move(call);
+  return status;
+}
+
+TEST_CASE("a CUDA-only kernel without a driver returns ATTN_ERR_NO_DEVICE and names what is missing") {
+  AutoDevice reset;
+  Call call;
+  const attn_status status = run_small(cuda_only, &call);
+  if (cuda_driver_here()) {
+    INFO("a CUDA driver is here: ", last_error());
+    CHECK((status == ATTN_OK || status == ATTN_ERR_NO_DEVICE));
+    return;
+  }
+  CHECK(status == ATTN_ERR_NO_DEVICE);
+  CHECK(last_error().find("libcuda.so.1 not found") != std::string::npos);
+  CHECK(call.tensors.at("out").all_padding());  // untouched on error
+  CHECK(std::string(attn_kernel_selected_target(find_kernel(parse(cuda_only)))).empty());
+}
+
+TEST_CASE("a host+CUDA kernel runs its CPU variant without a device, and obeys a forced device") {
+  AutoDevice reset;
+  const attn_kernel *kernel = find_kernel(parse(host_and_cuda));
+  REQUIRE(kernel != nullptr);
+  if (cuda_driver_here()) return;  // the GPU machine: the auto choice may be the CUDA variant
+  const std::string selected = attn_kernel_selected_target(kernel);
+  CAPTURE(selected);
+  CHECK(selected.find("cuda") == std::string::npos);
+  CHECK(run_small(host_and_cuda) == ATTN_OK);
+
+  REQUIRE(attn_set_device("cuda") == ATTN_OK);
+  CHECK(run_small(host_and_cuda) == ATTN_ERR_NO_DEVICE);
+  CHECK(last_error().find("forced to cuda") != std::string::npos);
+
+  REQUIRE(attn_set_device("opencl") == ATTN_OK);
+  CHECK(run_small(host_and_cuda) == ATTN_ERR_NO_DEVICE);
+  CHECK(last_error().find("no opencl variant") != std::string::npos);
+
+  REQUIRE(attn_set_device("cpu") == ATTN_OK);
+  CHECK(run_small(host_and_cuda) == ATTN_OK);
+  CHECK(run_small(cuda_only) == ATTN_ERR_NO_DEVICE);
+
+  CHECK(attn_set_device("tpu") == ATTN_ERR_INVALID_ARGUMENT);
+  CHECK(last_error().find("'tpu'") != std::string::npos);
+}
+
+TEST_CASE("a CUDA device, where there is one, runs both kernels") {
+  if (!cuda_driver_here()) return;
+  AutoDevice reset;
+  REQUIRE(attn_set_device("cuda") == ATTN_OK);
+  const attn_status only = run_small(cuda_only);
+  INFO(last_error());
+  CHECK(only == ATTN_OK);
+  CHECK(run_small(host_and_cuda) == ATTN_OK);
+  CHECK(std::string(attn_kernel_selected_target(find_kernel(parse(host_and_cuda)))).find("cuda") !=
+        std::string::npos);
+}
+
+}  // namespace
