@@ -8,6 +8,10 @@
 // the block core it replaced for these specs, one thread: W1 none 0.939, causal 0.937.
 // NaN-safe masking (session 15, paired against d0daf7e, 2 threads): W1 none 0.990, causal 1.075;
 // the causal cost is the P.V edge intervals' per-key predicates (docs/PERFORMANCE.md).
+// bf16 pairs (vdpbf16ps; session 16, `BENCH_ONLY=lowp make bench` 2026-12-04 19:17, 2 threads):
+// W1 none 10.29 ms, 1.65x the fp32 kernel in the same run (paired 1.68x), 71% of the bf16
+// dot-product peak, oneDNN's bf16 primitives 1.28x that time; W1 causal 5.73 ms (1.61x, oneDNN
+// 2.53x); W3 14.3 ms (1.70x, oneDNN 1.60x).
 #include "attnc/core_rows.h"
 
 #include <limits>
