@@ -78,5 +78,9 @@ configure_tree "$address" address,undefined ON "$kernel_tests"
 
 if [ "$mode" = full ]; then
   build_thread_tree
-  "$ctest" --test-dir "$thread" --output-on-failure -j 1 -L "concurrency|runtime"
+  # Not runtime_attn_run_half_test: attn-run there dlopens a generated kernel library whose
+  # Halide runtime (thread pool, workspace cache) is not instrumented, and TSan reports the
+  # release of its scratch at dlclose as a race with a worker thread's stack (seen 2026-12-04;
+  # the same library's calls pass under TSan in the concurrency suites, linked in).
+  "$ctest" --test-dir "$thread" --output-on-failure -j 1 -L "concurrency|runtime" -E "^runtime_attn_run_half_test$"
 fi
