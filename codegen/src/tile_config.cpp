@@ -262,6 +262,14 @@ std::string tile_problem(const attn::Spec &s, const CpuTiles &t) {
   // Bounds that keep a task's blocks in cache and its allocations small.
   if (t.query_tile > 256) return text("query_tile", t.query_tile) + " is above 256";
   if (t.key_block > 1024) return text("key_block", t.key_block) + " is above 1024";
+  // Each register-block factor alone within the register file, before any product of two (two
+  // absurd values, 2^20 x 2^20, would overflow int and pass).
+  for (const Field &f : core_fields) {
+    const bool register_factor = f.member == &CpuTiles::score_vectors || f.member == &CpuTiles::score_rows ||
+                                 f.member == &CpuTiles::pv_rows || f.member == &CpuTiles::pv_vectors;
+    if (register_factor && t.*f.member > registers)
+      return text(f.name, t.*f.member) + " is above the " + std::to_string(registers) + " vector registers";
+  }
   if (t.score_vectors * t.score_rows + t.score_vectors + 1 > registers)
     return "QK^T block " + std::to_string(t.score_vectors) + " x " + std::to_string(t.score_rows) +
            " needs more than " + std::to_string(registers) + " vector registers";

@@ -66,7 +66,9 @@ TEST_CASE("tile_problem catches sizes that do not fit or divide") {
                       Bad{"score_vectors=4,score_rows=4", "vector registers"},
                       Bad{"pv_rows=7,pv_vectors=2", "vector registers"}, Bad{"pv_rows=5", "pv_rows"},
                       Bad{"pv_rows=1,pv_vectors=3", "head_dim_v"}, Bad{"query_tile=512", "above 256"},
-                      Bad{"key_block=2048", "above 1024"}}) {
+                      Bad{"key_block=2048", "above 1024"},
+                      Bad{"score_vectors=1048576,score_rows=1048576", "vector registers"},
+                      Bad{"pv_rows=2147483647,pv_vectors=2", "vector registers"}}) {
     CAPTURE(std::string(b.text));
     attnc::CpuTiles t = ok;
     std::string error;
