@@ -30,6 +30,13 @@ std::ostream &operator<<(std::ostream &os, const GroupsCase &c) {
             << (c.padded ? ", padded strides}" : ", dense}");
 }
 
+// The suite's specs: all of them, or the GPU variant's (kernels_opencl_head_groups_test).
+#ifdef ATTNC_HEAD_GROUPS_GPU
+constexpr auto &suite_specs = head_groups_gpu_specs;
+#else
+constexpr auto &suite_specs = head_groups_specs;
+#endif
+
 Call make_case_call(const GroupsCase &c, const attn::Spec &spec) {
   std::mt19937 rng(static_cast<unsigned>(c.batch * 7919 + c.seq * 31 + c.spec.size()));
   Call call = make_block_call(spec, c.batch, c.seq, c.padded, rng);
@@ -38,7 +45,7 @@ Call make_case_call(const GroupsCase &c, const attn::Spec &spec) {
 }
 
 TEST_CASE("the head-group specs are the linked kernels") {
-  check_spec_list(spec_list_drift(std::vector<std::string>(std::begin(head_groups_specs), std::end(head_groups_specs))),
+  check_spec_list(spec_list_drift(std::vector<std::string>(std::begin(suite_specs), std::end(suite_specs))),
                   "head_groups_specs.h");
 }
 
@@ -46,7 +53,7 @@ TEST_CASE("block kernels with head groups match the fp64 reference") {
   constexpr MaskShape shapes[] = {MaskShape::h_sq_sk, MaskShape::b_h_sq_sk, MaskShape::one_h_sq_sk,
                                   MaskShape::sq_sk};
   int n = 0;
-  for (const char *text : head_groups_specs) {
+  for (const char *text : suite_specs) {
     const attn::Spec spec = parse(text);
     const attn_kernel *kernel = find_kernel(spec);
     REQUIRE(kernel != nullptr);
@@ -71,10 +78,10 @@ struct SeedLayer {
   Call call;
 };
 SeedLayer seed_layer() {
-  const attn::Spec spec = parse(head_groups_specs[0]);
+  const attn::Spec spec = parse(suite_specs[0]);
   const attn_kernel *kernel = find_kernel(spec);
   REQUIRE(kernel != nullptr);
-  return {spec, kernel, make_case_call({head_groups_specs[0], 1, 7, MaskShape::sq_sk, false}, spec)};
+  return {spec, kernel, make_case_call({suite_specs[0], 1, 7, MaskShape::sq_sk, false}, spec)};
 }
 
 TEST_CASE("each group has its own scale") {
