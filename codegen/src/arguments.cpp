@@ -1,6 +1,8 @@
 // Derives the kernel's argument list from a resolved spec.
 #include "attnc/arguments.h"
 
+#include "attn/validate.h"
+
 namespace attnc {
 namespace {
 ArgDim sym(const char *name) { return ArgDim{0, name}; }
@@ -53,21 +55,30 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
     return args;
   }
   args.push_back(tensor("x", {sym("B"), sym("S"), fix(m, "d_model")}, false, t));
+  // With head groups the widths are sums over the groups (attn::query_width and its siblings).
+  const bool grouped = s.group_count > 0;
+  const int64_t qw = attn::query_width(s), kw = attn::key_width(s), vw = attn::value_width(s);
+  const int64_t ow = attn::attended_width(s);
+  const char *q_label = grouped ? "sum of H_g*D_g" : "H*D";
+  const char *k_label = grouped ? "sum of KVH_g*D_g" : "KVH*D";
+  const char *v_label = grouped ? "sum of KVH_g*D_g" : "KVH*Dv";
+  const char *o_label = grouped ? "sum of H_g*D_g" : "H*Dv";
   if (s.qkv == attn::Qkv::fused) {
-    const int64_t rows = h * d + kvh * d + kvh * dv;
-    args.push_back(tensor("w_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv"), fix(m, "d_model")}, false, t));
-    if (s.proj_bias) args.push_back(tensor("b_qkv", {fix(rows, "(H+KVH)*D+KVH*Dv")}, false, t));
+    const int64_t rows = qw + kw + vw;
+    const char *label = grouped ? "q, k, v parts of every group" : "(H+KVH)*D+KVH*Dv";
+    args.push_back(tensor("w_qkv", {fix(rows, label), fix(m, "d_model")}, false, t));
+    if (s.proj_bias) args.push_back(tensor("b_qkv", {fix(rows, label)}, false, t));
   } else {
-    args.push_back(tensor("w_q", {fix(h * d, "H*D"), fix(m, "d_model")}, false, t));
-    args.push_back(tensor("w_k", {fix(kvh * d, "KVH*D"), fix(m, "d_model")}, false, t));
-    args.push_back(tensor("w_v", {fix(kvh * dv, "KVH*Dv"), fix(m, "d_model")}, false, t));
+    args.push_back(tensor("w_q", {fix(qw, q_label), fix(m, "d_model")}, false, t));
+    args.push_back(tensor("w_k", {fix(kw, k_label), fix(m, "d_model")}, false, t));
+    args.push_back(tensor("w_v", {fix(vw, v_label), fix(m, "d_model")}, false, t));
     if (s.proj_bias) {
-      args.push_back(tensor("b_q", {fix(h * d, "H*D")}, false, t));
-      args.push_back(tensor("b_k", {fix(kvh * d, "KVH*D")}, false, t));
-      args.push_back(tensor("b_v", {fix(kvh * dv, "KVH*Dv")}, false, t));
+      args.push_back(tensor("b_q", {fix(qw, q_label)}, false, t));
+      args.push_back(tensor("b_k", {fix(kw, k_label)}, false, t));
+      args.push_back(tensor("b_v", {fix(vw, v_label)}, false, t));
     }
   }
-  args.push_back(tensor("w_o", {fix(m, "d_model"), fix(h * dv, "H*Dv")}, false, t));
+  args.push_back(tensor("w_o", {fix(m, "d_model"), fix(ow, o_label)}, false, t));
   if (s.proj_bias) args.push_back(tensor("b_o", {fix(m, "d_model")}, false, t));
   append_mask_inputs(s, "S", "S", args);
   args.push_back(tensor("out", {sym("B"), sym("S"), fix(m, "d_model")}, true, t));

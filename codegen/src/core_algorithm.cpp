@@ -143,11 +143,11 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   auto query_offset = [&](const Expr &batch) { return first_query_position(s.align, key_length(batch), seq_q); };
   const Expr query = tile * query_tile + row;
 
-  f.query_tile = Func("query_tile");
-  f.head_keys = Func("head_keys");
-  f.head_values = Func("head_values");
-  f.state = Func("state");
-  f.out = Func("attention");
+  f.query_tile = Func(in.name_prefix + "query_tile");
+  f.head_keys = Func(in.name_prefix + "head_keys");
+  f.head_values = Func(in.name_prefix + "head_values");
+  f.state = Func(in.name_prefix + "state");
+  f.out = Func(in.name_prefix + "attention");
 
   // Rows past seq_q (a partial last query tile) read the last row; their results are dropped.
   const Expr query_row = Halide::min(query, seq_q - 1);
@@ -244,19 +244,19 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
       for (size_t earlier = 0; earlier < n; ++earlier) visit = visit && !in_span(spans.spans[earlier]);
       w.over_blocks.where(visit);
     }
-    w.scores = Func("scores" + suffix);
-    w.logits = Func("logits" + suffix);
-    w.block_max = Func("block_max" + suffix);
-    w.probs = Func("probs" + suffix);
-    w.block_sum = Func("block_sum" + suffix);
-    w.block_pv = Func("block_pv" + suffix);
+    w.scores = Func(in.name_prefix + "scores" + suffix);
+    w.logits = Func(in.name_prefix + "logits" + suffix);
+    w.block_max = Func(in.name_prefix + "block_max" + suffix);
+    w.probs = Func(in.name_prefix + "probs" + suffix);
+    w.block_sum = Func(in.name_prefix + "block_sum" + suffix);
+    w.block_pv = Func(in.name_prefix + "block_pv" + suffix);
     // Whole blocks (no trimming) read their past-end penalties from a vector per block. Blocks
     // trimmed to a mask's hull compute them where the scores start instead: their register
     // blocks' key ranges vary with the block, and so would the vector's size (a heap allocation
     // per block; with storage bounded to the block, a tuned 16-key block under window(4,4) asked
     // for 20).
     if (!spans.bounded) {
-      w.key_penalty = Func("key_penalty" + suffix);
+      w.key_penalty = Func(in.name_prefix + "key_penalty" + suffix);
       w.key_penalty(key, kb) = Halide::select(kb * key_block + key < seq_k, 0.0f, masked_score);
     }
 

@@ -1,7 +1,10 @@
 // The Halide generator behind every attnc kernel: spec text in, inputs/outputs and pipeline out.
 #include "attnc/generator.h"
 
+#include <functional>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "attn/spec_text.h"
 #include "attn/validate.h"
@@ -57,6 +60,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     const Halide::Target target = get_target();
     const VectorUnit unit = target_vector_unit(target.to_string());
     const int lanes = unit.lanes;
+    unit_ = unit;
     tiles_ = cpu_tiles(spec_, unit);
     const std::string overrides = tiles_text;
     if (!overrides.empty()) {
@@ -196,9 +200,126 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     set_core_outputs(true, result, out);
   }
 
+  // The q, k and v projections' outputs, each y(row, i, b), and the first row of each part in
+  // its Func (fused: all three are the one w_qkv projection, q rows, then k rows, then v rows).
+  struct ProjectedRows {
+    Func q, k, v;
+    int q_first = 0, k_first = 0, v_first = 0;
+  };
+
+  // One group of heads of one size in the block form (the whole spec when it has no groups): its
+  // spec, where its heads start among all heads and its rows in the projections.
+  struct HeadGroupSlice {
+    attn::Spec spec;
+    int first_head = 0;
+    int q_row = 0, k_row = 0, v_row = 0;  // first row in w_q, w_k, w_v; q_row is also w_o's column
+    std::string prefix;                   // of its Funcs' names
+  };
+
+  std::vector<HeadGroupSlice> head_group_slices() const {
+    if (spec_.group_count == 0) return {{spec_, 0, 0, 0, 0, ""}};
+    std::vector<HeadGroupSlice> slices;
+    int q_row = 0, k_row = 0;
+    for (int g = 0; g < spec_.group_count; ++g) {
+      const attn::Spec group = attn::group_spec(spec_, g);
+      slices.push_back({group, attn::group_first_head(spec_, g), q_row, k_row, k_row,
+                        "group" + std::to_string(g) + "_"});
+      q_row += group.heads * group.head_dim;
+      k_row += group.kv_heads * group.head_dim;
+    }
+    return slices;
+  }
+
+  // The core tiles of one head group: its own (the head dims drive them), or the tiles given.
+  CpuTiles group_tiles(const attn::Spec &group) const {
+    if (spec_.group_count == 0) return tiles_;
+    const std::string overrides = tiles_text;
+    if (overrides.empty()) return cpu_tiles(group, unit_);
+    if (const std::string problem = tile_problem(group, tiles_); !problem.empty())
+      throw Halide::CompileError("attnc: tiles '" + overrides + "' for head group " + attn::to_string(group) +
+                                 ": " + problem);
+    return tiles_;
+  }
+
+  // A mask or modifier input indexed by head, read at the group's heads (first_head on).
+  static Func heads_from(const Func &input, int first_head, int head_arg, const std::string &name) {
+    if (!input.defined() || first_head == 0) return input;
+    std::vector<Var> args(input.dimensions());
+    std::vector<Expr> at(args.begin(), args.end());
+    at[head_arg] = at[head_arg] + first_head;
+    Func shifted(name);
+    shifted(args) = input(at);
+    return shifted;
+  }
+
+  // The attention core over one head group's slices of the projections.
+  CoreFuncs attend_group(const HeadGroupSlice &slice, const ProjectedRows &rows, const Expr &seq) {
+    const attn::Spec &g = slice.spec;
+    Var d("d"), h("h"), i("i"), b("b");
+    Func q(slice.prefix + "q_heads"), k(slice.prefix + "k_heads"), v(slice.prefix + "v_heads");
+    q(d, h, i, b) = rows.q(rows.q_first + slice.q_row + h * g.head_dim + d, i, b);
+    k(d, h, i, b) = rows.k(rows.k_first + slice.k_row + h * g.head_dim + d, i, b);
+    v(d, h, i, b) = rows.v(rows.v_first + slice.v_row + h * g.head_dim_v + d, i, b);
+    CoreInputs in{q, k, v, seq, seq};
+    in.name_prefix = slice.prefix;
+    add_mask_inputs(in);
+    // mask(k, q, h, b), score_bias(k, q, h, b), alibi_slopes(h): H is the full head count.
+    in.masks.mask = heads_from(in.masks.mask, slice.first_head, 2, slice.prefix + "mask");
+    in.score_bias = heads_from(in.score_bias, slice.first_head, 2, slice.prefix + "score_bias");
+    in.alibi_slopes = heads_from(in.alibi_slopes, slice.first_head, 0, slice.prefix + "alibi_slopes");
+    if (gpu_) {
+      const GpuTiles t = spec_.group_count == 0 ? gpu_tiles_ : gpu_tiles(g);
+      CoreFuncs core = define_core(in, g, t.key_block, t.query_tile, t.pv_rows);
+      schedule_core_gpu(core, t);
+      return core;
+    }
+    const CpuTiles t = group_tiles(g);
+    CoreFuncs core = define_core(in, g, t.key_block, t.query_tile, t.pv_rows);
+    schedule_core_cpu(core, t);
+    return core;
+  }
+
+  // The input projections: w_q/w_k/w_v, or w_qkv, over all heads (with groups: every group's rows).
+  ProjectedRows project_qkv(const Func &x, std::vector<LinearFuncs> &layers) {
+    const attn::Spec &s = spec_;
+    const int qw = static_cast<int>(attn::query_width(s)), kw = static_cast<int>(attn::key_width(s));
+    const int vw = static_cast<int>(attn::value_width(s));
+    auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
+    if (s.qkv == attn::Qkv::fused) {
+      const int rows = qw + kw + vw;
+      layers.push_back(define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model,
+                                     linear_panel_rows(tiles_, rows), "qkv", bf16_input("x"), bf16_input("w_qkv")));
+      schedule_linear(layers.back(), rows);
+      const Func &qkv = layers.back().y;
+      return {qkv, qkv, qkv, 0, qw, qw + kw};
+    }
+    const char *names[3][3] = {{"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
+    const int rows[3] = {qw, kw, vw};
+    for (int p = 0; p < 3; ++p) {
+      layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
+                                     linear_panel_rows(tiles_, rows[p]), names[p][2], bf16_input("x"),
+                                     bf16_input(names[p][0])));
+      schedule_linear(layers.back(), rows[p]);
+    }
+    return {layers[0].y, layers[1].y, layers[2].y};
+  }
+
+  // value(local, g) for the group that holds `index` among [first_g, first_g + count_g): a select
+  // over the groups, each read at a clamped local index (so bounds stay inside every group).
+  static Expr by_group(const Expr &index, const std::vector<int> &firsts, const std::vector<int> &counts,
+                       const std::function<Expr(Expr, size_t)> &value) {
+    if (firsts.size() == 1) return value(index, 0);  // no groups: no select, no clamp
+    Expr result;
+    for (size_t g = firsts.size(); g-- > 0;) {
+      const Expr local = Halide::clamp(index - firsts[g], 0, counts[g] - 1);
+      result = result.defined() ? Halide::select(index < firsts[g] + counts[g], value(local, g), result)
+                                : value(local, g);
+    }
+    return result;
+  }
+
   void generate_block() {
     const attn::Spec &s = spec_;
-    const int hd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim, kvdv = s.kv_heads * s.head_dim_v;
     Func x = input_f32("x");
     if (spec_.dtype != attn::DType::f32) {
       // Converted once per call: read in place, every projection FMA also converted its x element
@@ -210,49 +331,34 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       x = x_copy;
     }
     const Expr seq = (*inputs_.at("x")).dim(1).extent();
-    Var d("d"), h("h"), i("i"), b("b");
-    Func q("q_heads"), k("k_heads"), v("v_heads");
     std::vector<LinearFuncs> layers;
-    auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
-    if (s.qkv == attn::Qkv::fused) {
-      const int rows = hd + kvd + kvdv;
-      layers.push_back(define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model,
-                                     linear_panel_rows(tiles_, rows), "qkv", bf16_input("x"), bf16_input("w_qkv")));
-      schedule_linear(layers.back(), rows);
-      const Func &qkv = layers.back().y;
-      q(d, h, i, b) = qkv(h * s.head_dim + d, i, b);
-      k(d, h, i, b) = qkv(hd + h * s.head_dim + d, i, b);
-      v(d, h, i, b) = qkv(hd + kvd + h * s.head_dim_v + d, i, b);
-    } else {
-      const char *names[3][3] = {
-          {"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
-      const int rows[3] = {hd, kvd, kvdv};
-      for (int p = 0; p < 3; ++p) {
-        layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
-                                       linear_panel_rows(tiles_, rows[p]), names[p][2], bf16_input("x"),
-                                       bf16_input(names[p][0])));
-        schedule_linear(layers.back(), rows[p]);
-      }
-      q(d, h, i, b) = layers[0].y(h * s.head_dim + d, i, b);
-      k(d, h, i, b) = layers[1].y(h * s.head_dim + d, i, b);
-      v(d, h, i, b) = layers[2].y(h * s.head_dim_v + d, i, b);
-    }
-    CoreInputs in{q, k, v, seq, seq};
-    add_mask_inputs(in);
-    CoreFuncs core = gpu_ ? define_core(in, s, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows)
-                          : define_core(in, s, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
-    if (gpu_) {
-      schedule_core_gpu(core, gpu_tiles_);
-    } else {
-      schedule_core_cpu(core, tiles_);
-    }
+    const ProjectedRows projected = project_qkv(x, layers);
 
-    // Merge heads: row j of the merged activations is head j / Dv, channel j % Dv.
+    // One core per head group (one in all without groups), each with its own tiles and scale.
+    const std::vector<HeadGroupSlice> slices = head_group_slices();
+    std::vector<CoreFuncs> cores;
+    for (const HeadGroupSlice &slice : slices) cores.push_back(attend_group(slice, projected, seq));
+    const bool with_lse = cores.front().with_lse;
+
+    // Merge heads group by group: the group's column j of the merged activations is its head
+    // j / Dv, channel j % Dv.
+    Var i("i"), b("b"), j("j"), h("h");
+    std::vector<int> first_columns, widths, first_heads, heads;
+    for (const HeadGroupSlice &slice : slices) {
+      first_columns.push_back(slice.q_row);
+      widths.push_back(slice.spec.heads * slice.spec.head_dim_v);
+      first_heads.push_back(slice.first_head);
+      heads.push_back(slice.spec.heads);
+    }
     Func merged("merged");
-    Var j("j");
-    const Halide::FuncRef attended = core.out(j % s.head_dim_v, j / s.head_dim_v, i, b);
-    merged(j, i, b) = core.with_lse ? Expr(attended[0]) : Expr(attended);
-    LinearFuncs out_proj = define_linear(merged, input_f32("w_o"), bias("b_o"), s.heads * s.head_dim_v,
+    merged(j, i, b) = by_group(j, first_columns, widths, [&](const Expr &column, size_t g) {
+      const int dv = slices[g].spec.head_dim_v;
+      const Halide::FuncRef attended = cores[g].out(column % dv, column / dv, i, b);
+      return with_lse ? Expr(attended[0]) : Expr(attended);
+    });
+    const int attended = static_cast<int>(attn::attended_width(s));
+    auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
+    LinearFuncs out_proj = define_linear(merged, input_f32("w_o"), bias("b_o"), attended,
                                          linear_panel_rows(tiles_, s.d_model), "out_proj");
     schedule_linear(out_proj, s.d_model);
     // The projection accumulates in a buffer of its own and is then copied out: accumulating
@@ -266,7 +372,13 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       Var tokens("tokens");
       result.compute_root().fuse(i, b, tokens).parallel(tokens).vectorize(j, tiles_.vector_width);
     }
-    set_core_outputs(core.with_lse, core.out, result);
+    (*outputs_.at("out")) = result;
+    if (with_lse) {
+      Func lse("lse_rows");
+      lse(h, i, b) = by_group(h, first_heads, heads,
+                              [&](const Expr &head, size_t g) { return Expr(cores[g].out(0, head, i, b)[1]); });
+      (*outputs_.at("lse")) = lse;
+    }
   }
 
   void schedule_linear(LinearFuncs &layer, int rows) {
@@ -279,6 +391,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
 
   attn::Spec spec_{};
   CpuTiles tiles_{};
+  VectorUnit unit_{};
   bool gpu_ = false;  // a CUDA or OpenCL target: GPU schedules, gpu_tiles_
   GpuTiles gpu_tiles_{};
   std::map<std::string, Halide::GeneratorInput<Buffer<>> *> inputs_;

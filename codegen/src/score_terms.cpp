@@ -22,8 +22,8 @@ Expr modified_logit(const attn::Spec &s, const CoreInputs &in, const Expr &score
 namespace {
 
 // lengths(b) as given, with a run-time check that 0 <= lengths(b) <= seq_k.
-Func checked_lengths(const Func &lengths, const Expr &seq_k, const std::string &name) {
-  Func checked(name + "_checked");
+Func checked_lengths(const Func &lengths, const Expr &seq_k, const std::string &name, const std::string &prefix) {
+  Func checked(prefix + name + "_checked");
   Halide::Var b("b");
   const Expr value = lengths(b);
   checked(b) = Halide::require(value >= 0 && value <= seq_k, value, name, "must lie in [0, Sk]: batch", b,
@@ -36,11 +36,11 @@ Func checked_lengths(const Func &lengths, const Expr &seq_k, const std::string &
 CoreInputs with_checked_lengths(const CoreInputs &unchecked, std::vector<Func> *checks) {
   CoreInputs in = unchecked;
   if (in.masks.key_lengths.defined()) {
-    in.masks.key_lengths = checked_lengths(in.masks.key_lengths, in.seq_k, "key_lengths");
+    in.masks.key_lengths = checked_lengths(in.masks.key_lengths, in.seq_k, "key_lengths", in.name_prefix);
     checks->push_back(in.masks.key_lengths);
   }
   if (in.masks.prefix_lengths.defined()) {
-    in.masks.prefix_lengths = checked_lengths(in.masks.prefix_lengths, in.seq_k, "prefix_lengths");
+    in.masks.prefix_lengths = checked_lengths(in.masks.prefix_lengths, in.seq_k, "prefix_lengths", in.name_prefix);
     checks->push_back(in.masks.prefix_lengths);
   }
   return in;

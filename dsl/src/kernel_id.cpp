@@ -105,8 +105,17 @@ std::string kernel_id(const Spec &spec) {
   const bool block = s.form == Form::block;
   std::string id = block ? "attn_block" : "attn_core";
   if (block) id += "_m" + number(s.d_model);
-  id += "_h" + number(s.heads) + "_kv" + number(s.kv_heads) + "_d" + number(s.head_dim);
-  if (s.head_dim_v != s.head_dim) id += "_dv" + number(s.head_dim_v);
+  if (s.group_count > 0) {
+    // One part per head group: "_g4x128_g8x64kv2" (kv heads where they differ from the heads).
+    for (int g = 0; g < s.group_count && g < max_head_groups; ++g) {
+      const HeadGroup &group = s.head_groups[g];
+      id += "_g" + number(group.heads) + "x" + number(group.head_dim);
+      if (group.kv_heads != group.heads) id += "kv" + number(group.kv_heads);
+    }
+  } else {
+    id += "_h" + number(s.heads) + "_kv" + number(s.kv_heads) + "_d" + number(s.head_dim);
+    if (s.head_dim_v != s.head_dim) id += "_dv" + number(s.head_dim_v);
+  }
   id += std::string("_") + dtype_name(s.dtype);
   id += mask_slug(s.mask);
   if (s.align == Align::top_left) id += "_tl";

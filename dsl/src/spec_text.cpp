@@ -24,6 +24,7 @@ enum class Key {
   kv_heads,
   head_dim,
   head_dim_v,
+  head_groups,
   form,
   qkv,
   proj_bias,
@@ -38,7 +39,7 @@ enum class Key {
   lse
 };
 constexpr std::string_view key_names[] = {
-    "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "form",       "qkv", "proj_bias",
+    "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
     "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
 static_assert(key_count == static_cast<int>(Key::lse) + 1);
@@ -89,6 +90,8 @@ class SpecBuilder {
         return set_int(key, value, &Spec::with_head_dim);
       case Key::head_dim_v:
         return set_int(key, value, &Spec::with_head_dim_v);
+      case Key::head_groups:
+        return set_head_groups(key, value);
       case Key::form:
         if (value != "core" && value != "block") return bad(key, value, "is not one of core|block");
         spec = value == "block" ? spec.block() : spec.core();
@@ -159,6 +162,48 @@ class SpecBuilder {
     return std::nullopt;
   }
 
+  // "4x128+8x64/2": groups of HEADSxHEAD_DIM, each with /KV_HEADS for GQA within the group.
+  std::optional<std::string> set_head_groups(Key key, std::string_view value) {
+    HeadGroup groups[max_head_groups]{};
+    int count = 0;
+    size_t pos = 0;
+    while (true) {
+      const size_t plus = value.find('+', pos);
+      const std::string_view item = value.substr(pos, plus == std::string_view::npos ? plus : plus - pos);
+      if (count == max_head_groups)
+        return bad(key, value, ("has more than " + std::to_string(max_head_groups) + " groups").c_str());
+      if (std::optional<std::string> error = read_group(key, value, item, groups[count])) return error;
+      ++count;
+      if (plus == std::string_view::npos) break;
+      pos = plus + 1;
+    }
+    Spec s = spec;
+    s.group_count = count;
+    for (int g = 0; g < max_head_groups; ++g) s.head_groups[g] = groups[g];
+    spec = s;
+    return std::nullopt;
+  }
+
+  // One HEADSxHEAD_DIM[/KV_HEADS] of a head_groups value.
+  static std::optional<std::string> read_group(Key key, std::string_view value, std::string_view item,
+                                               HeadGroup &group) {
+    const size_t x = item.find('x');
+    const size_t slash = item.find('/');
+    if (x == std::string_view::npos || (slash != std::string_view::npos && slash < x))
+      return bad(key, value, ("has a group '" + std::string(item) +
+                              "' that is not HEADSxHEAD_DIM or HEADSxHEAD_DIM/KV_HEADS (e.g. 4x128+8x64/2)")
+                                 .c_str());
+    const std::string_view dim_text =
+        item.substr(x + 1, slash == std::string_view::npos ? slash : slash - x - 1);
+    if (std::optional<std::string> error = read_int(key, item.substr(0, x), group.heads)) return error;
+    if (std::optional<std::string> error = read_int(key, dim_text, group.head_dim)) return error;
+    if (slash != std::string_view::npos)
+      if (std::optional<std::string> error = read_int(key, item.substr(slash + 1), group.kv_heads)) return error;
+    if (slash != std::string_view::npos && group.kv_heads == 0)
+      return bad(key, value, ("has a group '" + std::string(item) + "' with 0 kv heads (must be > 0)").c_str());
+    return std::nullopt;
+  }
+
   // 0 is how to_string writes "unset" (per element), so the text accepts it although
   // with_mask_block(0) is an error in the DSL.
   std::optional<std::string> set_mask_block(Key key, std::string_view value) {
@@ -193,6 +238,17 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+// "4x128+8x64/2": a group's kv heads only where they differ from its heads.
+std::string head_groups_text(const Spec &resolved) {
+  std::string out;
+  for (int g = 0; g < resolved.group_count; ++g) {
+    const HeadGroup &group = resolved.head_groups[g];
+    out += (g ? "+" : "") + std::to_string(group.heads) + "x" + std::to_string(group.head_dim);
+    if (group.kv_heads != group.heads) out += "/" + std::to_string(group.kv_heads);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string to_string(const Spec &spec) {
@@ -201,10 +257,15 @@ std::string to_string(const Spec &spec) {
   std::string out;
   if (!name.empty()) out += "name=" + name + " ";
   out += "d_model=" + std::to_string(s.d_model);
-  out += " heads=" + std::to_string(s.heads);
-  out += " kv_heads=" + std::to_string(s.kv_heads);
-  out += " head_dim=" + std::to_string(s.head_dim);
-  out += " head_dim_v=" + std::to_string(s.head_dim_v);
+  if (s.group_count > 0) {
+    // The groups give heads and dims; the scale is per group unless the spec gives one.
+    out += " head_groups=" + head_groups_text(s);
+  } else {
+    out += " heads=" + std::to_string(s.heads);
+    out += " kv_heads=" + std::to_string(s.kv_heads);
+    out += " head_dim=" + std::to_string(s.head_dim);
+    out += " head_dim_v=" + std::to_string(s.head_dim_v);
+  }
   out += std::string(" form=") + (s.form == Form::block ? "block" : "core");
   out += std::string(" qkv=") + (s.qkv == Qkv::fused ? "fused" : "separate");
   out += std::string(" proj_bias=") + bool_text(s.proj_bias);
@@ -213,7 +274,7 @@ std::string to_string(const Spec &spec) {
   if (s.align == Align::top_left) out += " align=top_left";
   out += " mask_block=" + std::to_string(s.mask_block);
   out += std::string(" dtype=") + dtype_name(s.dtype);
-  out += " scale=" + float_text(s.scale);
+  if (s.group_count == 0 || s.has_scale) out += " scale=" + float_text(s.scale);
   out += " softcap=" + (s.has_softcap ? float_text(s.softcap) : std::string("none"));
   out += std::string(" alibi=") + bool_text(s.alibi);
   out += std::string(" score_bias=") + (s.score_bias ? "tensor" : "none");

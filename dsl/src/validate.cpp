@@ -64,6 +64,46 @@ std::string width_missing(const Spec &s) {
   return "d_model or head_dim must be set (both are 0)";
 }
 
+// "head group 1 (8x64/3)": the group's text form.
+std::string group_text(const Spec &s, int32_t g) {
+  const HeadGroup &group = s.head_groups[g];
+  std::string text = "head group " + number(g) + " (" + number(group.heads) + "x" + number(group.head_dim);
+  if (group.kv_heads != 0) text += "/" + number(group.kv_heads);
+  return text + ")";
+}
+
+std::string head_group_text(const Spec &s, const SpecCheck &c) {
+  using P = SpecProblem;
+  switch (c.problem) {
+    case P::head_group_count_invalid:
+      return "head_groups must hold 1 to " + number(c.b) + " groups (got " + number(c.a) + ")";
+    case P::head_groups_in_core_form:
+      return "head_groups needs the block form (form=block); the core form takes q, k and v of one head size";
+    case P::head_group_heads_not_positive:
+      return group_text(s, c.a) + ": heads must be > 0 (got " + number(c.b) + ")";
+    case P::head_group_head_dim_not_positive:
+      return group_text(s, c.a) + ": head_dim must be > 0 (got " + number(c.b) + ")";
+    case P::head_group_kv_heads_not_positive:
+      return group_text(s, c.a) + ": kv heads must be > 0 (got " + number(c.b) + ")";
+    case P::head_group_kv_heads_not_dividing_heads:
+      return group_text(s, c.a) + ": kv heads (" + number(c.b) + ") must divide its heads (" +
+             number(s.head_groups[c.a].heads) + ")";
+    case P::head_groups_heads_mismatch:
+      return "heads (" + number(c.a) + ") must be left unset beside head_groups, or be their sum (" + number(c.b) + ")";
+    case P::head_groups_kv_heads_mismatch:
+      return "kv_heads (" + number(c.a) + ") must be left unset beside head_groups, or be their sum (" +
+             number(c.b) + ")";
+    case P::head_groups_head_dim_mismatch:
+      return "head_dim (" + number(c.a) + ") must be left unset beside head_groups, or be the widest group's (" +
+             number(c.b) + ")";
+    case P::head_groups_head_dim_v_mismatch:
+      return "head_dim_v (" + number(c.a) +
+             ") must be left unset beside head_groups, or be the widest group's (" + number(c.b) + ")";
+    default:
+      return "";
+  }
+}
+
 std::string problem_text(const Spec &s, const SpecCheck &c) {
   using P = SpecProblem;
   switch (c.problem) {
@@ -108,7 +148,7 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::kv_heads_too_many:
       return at_most("kv_heads", c.a, c.b);
     case P::head_dim_too_large:
-      return at_most("head_dim", c.a, c.b, s.head_dim > 0 ? "" : ", d_model / heads");
+      return at_most("head_dim", c.a, c.b, s.head_dim > 0 || s.group_count > 0 ? "" : ", d_model / heads");
     case P::head_dim_v_too_large:
       return at_most("head_dim_v", c.a, c.b, s.head_dim_v > 0 ? "" : ", the same as head_dim");
     case P::d_model_too_large:
@@ -137,6 +177,17 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::name_invalid:
       return "name character " + char_text(c.a) + " at position " + number(c.b) +
              " is not allowed (use letters, digits, '_' or '-')";
+    case P::head_group_count_invalid:
+    case P::head_groups_in_core_form:
+    case P::head_group_heads_not_positive:
+    case P::head_group_head_dim_not_positive:
+    case P::head_group_kv_heads_not_positive:
+    case P::head_group_kv_heads_not_dividing_heads:
+    case P::head_groups_heads_mismatch:
+    case P::head_groups_kv_heads_mismatch:
+    case P::head_groups_head_dim_mismatch:
+    case P::head_groups_head_dim_v_mismatch:
+      return head_group_text(s, c);
   }
   return "unknown problem code " + number(static_cast<int32_t>(c.problem));
 }

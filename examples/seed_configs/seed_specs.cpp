@@ -3,4 +3,4 @@
 
 #include "seed_specs.h"
 
-ATTN_EXPORT_SPECS(seed_512, seed_1024)
+ATTN_EXPORT_SPECS(seed_512, seed_1024, seed_mixed)

@@ -42,9 +42,19 @@ inline bool same_bits(float a, float b) {
 // Equal once resolved: every field, with the scale and softcap compared bit for bit. Whether the
 // scale was written or defaulted does not matter: the text form always writes it. An unset softcap
 // stays unset.
+inline bool same_head_groups(const attn::Spec &x, const attn::Spec &y) {
+  if (x.group_count != y.group_count) return false;
+  for (int g = 0; g < x.group_count; ++g) {
+    const attn::HeadGroup &a = x.head_groups[g], &b = y.head_groups[g];
+    if (a.heads != b.heads || a.head_dim != b.head_dim || a.kv_heads != b.kv_heads) return false;
+  }
+  return true;
+}
+
 inline bool same_resolved(const attn::Spec &a, const attn::Spec &b) {
   const attn::Spec x = attn::resolve(a);
   const attn::Spec y = attn::resolve(b);
+  if (!same_head_groups(x, y)) return false;
   return std::strncmp(x.name, y.name, sizeof(x.name)) == 0 && x.d_model == y.d_model && x.heads == y.heads &&
          x.kv_heads == y.kv_heads && x.head_dim == y.head_dim && x.head_dim_v == y.head_dim_v &&
          x.form == y.form && x.qkv == y.qkv && x.proj_bias == y.proj_bias && same_mask(x.mask, y.mask) &&

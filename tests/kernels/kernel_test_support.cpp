@@ -197,9 +197,9 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
     t.fill_uniform(rng, bound);
     call.tensors.emplace(name, std::move(t));
   };
-  const int64_t m = s.d_model, q_rows = int64_t{s.heads} * s.head_dim,
-                k_rows = int64_t{s.kv_heads} * s.head_dim, v_rows = int64_t{s.kv_heads} * s.head_dim_v,
-                merged = int64_t{s.heads} * s.head_dim_v;
+  // Summed over the head groups where the spec has them.
+  const int64_t m = s.d_model, q_rows = attn::query_width(s), k_rows = attn::key_width(s),
+                v_rows = attn::value_width(s), merged = attn::attended_width(s);
   const float in_bound = 1.0f / std::sqrt(static_cast<float>(m));
   const float out_bound = 1.0f / std::sqrt(static_cast<float>(merged));
   input("x", {batch, seq, m}, 1.0f);
@@ -366,6 +366,17 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   w.b_qkv = view("b_qkv");
   w.w_o = view("w_o");
   w.b_o = view("b_o");
+  if (s.group_count > 0) {
+    std::vector<reference::HeadGroupShape> groups;
+    for (int g = 0; g < s.group_count; ++g) {
+      const attn::HeadGroup &group = s.head_groups[g];
+      const double scale = s.has_scale ? static_cast<double>(s.scale) : reference::default_scale(group.head_dim);
+      groups.push_back({group.heads, attn::group_kv_heads(group), group.head_dim, scale});
+    }
+    take(reference::block_groups_reference(view("x"), w, groups, o),
+         reference::block_groups_naive_f32(view("x"), w, groups, o));
+    return e;
+  }
   const reference::BlockShape shape{s.heads, s.kv_heads, s.head_dim, s.head_dim_v};
   take(reference::block_reference(view("x"), w, shape, o),
        reference::block_naive_f32(view("x"), w, shape, o));

@@ -169,6 +169,24 @@ std::vector<T> project(const TensorView &x, const TensorView &w, const TensorVie
   return y;
 }
 
+// The merged heads [tokens, merged_width] through w_o (and b_o): [tokens, d_model].
+template <class T>
+std::vector<T> out_project(const std::vector<T> &merged, int64_t merged_width, const BlockWeights &w,
+                           int64_t tokens, int64_t d_model) {
+  if (w.w_o.rank != 2 || w.w_o.shape[0] != d_model || w.w_o.shape[1] != merged_width)
+    throw std::invalid_argument("block reference: w_o must be [d_model, merged heads' width]");
+  std::vector<T> out(static_cast<size_t>(tokens * d_model));
+  for (int64_t t = 0; t < tokens; ++t) {
+    const T *merged_row = &merged[static_cast<size_t>(t * merged_width)];
+    for (int64_t m = 0; m < d_model; ++m) {
+      T sum = w.b_o.empty() ? T(0) : T(w.b_o.at(m));
+      for (int64_t c = 0; c < merged_width; ++c) sum += merged_row[c] * T(w.w_o.at(m, c));
+      out[static_cast<size_t>(t * d_model + m)] = sum;
+    }
+  }
+  return out;
+}
+
 template <class T>
 Result<T> block(const TensorView &x, const BlockWeights &w, const BlockShape &shape, const Options &o) {
   if (x.rank != 3 || x.data == nullptr)
@@ -192,20 +210,68 @@ Result<T> block(const TensorView &x, const BlockWeights &w, const BlockShape &sh
   Result<T> r = attend<T, T>(dense_view4(q, batch, seq, heads, head_dim),
                              dense_view4(k, batch, seq, kv_heads, head_dim),
                              dense_view4(v, batch, seq, kv_heads, head_dim_v), o);
-  const std::vector<T> merged = std::move(r.out);
-  const int64_t merged_width = heads * head_dim_v;
-  if (w.w_o.rank != 2 || w.w_o.shape[0] != d_model || w.w_o.shape[1] != merged_width)
-    throw std::invalid_argument("block reference: w_o must be [d_model, heads * head_dim_v]");
-  std::vector<T> out(static_cast<size_t>(batch * seq * d_model));
-  for (int64_t t = 0; t < batch * seq; ++t) {
-    const T *merged_row = &merged[static_cast<size_t>(t * merged_width)];
-    for (int64_t m = 0; m < d_model; ++m) {
-      T sum = w.b_o.empty() ? T(0) : T(w.b_o.at(m));
-      for (int64_t c = 0; c < merged_width; ++c) sum += merged_row[c] * T(w.w_o.at(m, c));
-      out[static_cast<size_t>(t * d_model + m)] = sum;
-    }
+  r.out = out_project(r.out, heads * head_dim_v, w, batch * seq, d_model);
+  return r;
+}
+
+// The view of a head-indexed input (mask, score_bias: [..., H, Sq, Sk]; alibi_slopes: [H]) that
+// group heads [first, first + count) read as their heads 0..count-1; broadcast dims stay as they are.
+template <class V>
+V group_heads(V t, int64_t first, int64_t count, int head_dim_index) {
+  if (t.empty() || head_dim_index < 0 || t.shape[head_dim_index] == 1) return t;
+  t.data += first * t.strides[head_dim_index];
+  t.shape[head_dim_index] = count;
+  return t;
+}
+int head_dim_index(int rank) {
+  return rank == 4 ? 1 : rank == 3 ? 0 : -1;
+}
+
+template <class T>
+Result<T> block_groups(const TensorView &x, const BlockWeights &w, const std::vector<HeadGroupShape> &groups,
+                       const Options &o) {
+  if (x.rank != 3 || x.data == nullptr)
+    throw std::invalid_argument("block reference: x must be a rank-3 view");
+  const int64_t batch = x.shape[0], seq = x.shape[1], d_model = x.shape[2];
+  int64_t q_width = 0, k_width = 0, heads = 0;
+  for (const HeadGroupShape &g : groups) {
+    q_width += int64_t{g.heads} * g.head_dim;
+    k_width += int64_t{g.kv_heads} * g.head_dim;
+    heads += g.heads;
   }
-  r.out = std::move(out);
+  const bool fused = !w.w_qkv.empty();
+  std::vector<T> merged(static_cast<size_t>(batch * seq * q_width));
+  Result<T> r;
+  r.lse.assign(static_cast<size_t>(batch * seq * heads), T(0));
+  int64_t q_first = 0, k_first = 0, first_head = 0;
+  for (const HeadGroupShape &g : groups) {
+    const int64_t q_rows = int64_t{g.heads} * g.head_dim, k_rows = int64_t{g.kv_heads} * g.head_dim;
+    // Fused rows: every group's q part, then every group's k part, then every group's v part.
+    const std::vector<T> q = project<T>(x, fused ? w.w_qkv : w.w_q, fused ? w.b_qkv : w.b_q, q_first, q_rows);
+    const std::vector<T> k = project<T>(x, fused ? w.w_qkv : w.w_k, fused ? w.b_qkv : w.b_k,
+                                        (fused ? q_width : 0) + k_first, k_rows);
+    const std::vector<T> v = project<T>(x, fused ? w.w_qkv : w.w_v, fused ? w.b_qkv : w.b_v,
+                                        (fused ? q_width + k_width : 0) + k_first, k_rows);
+    Options go = o;
+    go.scale = g.scale;
+    RuntimeInputs &in = go.inputs;
+    in.mask = group_heads(in.mask, first_head, g.heads, head_dim_index(in.mask.rank));
+    in.score_bias = group_heads(in.score_bias, first_head, g.heads, head_dim_index(in.score_bias.rank));
+    in.alibi_slopes = group_heads(in.alibi_slopes, first_head, g.heads, 0);
+    const Result<T> attended = attend<T, T>(dense_view4(q, batch, seq, g.heads, g.head_dim),
+                                            dense_view4(k, batch, seq, g.kv_heads, g.head_dim),
+                                            dense_view4(v, batch, seq, g.kv_heads, g.head_dim), go);
+    for (int64_t t = 0; t < batch * seq; ++t) {
+      for (int64_t c = 0; c < q_rows; ++c)
+        merged[static_cast<size_t>(t * q_width + q_first + c)] = attended.out[static_cast<size_t>(t * q_rows + c)];
+      for (int64_t h = 0; h < g.heads; ++h)
+        r.lse[static_cast<size_t>(t * heads + first_head + h)] = attended.lse[static_cast<size_t>(t * g.heads + h)];
+    }
+    q_first += q_rows;
+    k_first += k_rows;
+    first_head += g.heads;
+  }
+  r.out = out_project(merged, q_width, w, batch * seq, d_model);
   return r;
 }
 
@@ -253,6 +319,16 @@ std::vector<double> block_reference(const TensorView &x, const BlockWeights &w, 
 std::vector<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                    float scale, const attn::Mask &mask) {
   return block<float>(x, w, shape, plain(scale, mask)).out;
+}
+
+Result<double> block_groups_reference(const TensorView &x, const BlockWeights &w,
+                                      const std::vector<HeadGroupShape> &groups, const Options &o) {
+  return block_groups<double>(x, w, groups, o);
+}
+
+Result<float> block_groups_naive_f32(const TensorView &x, const BlockWeights &w,
+                                     const std::vector<HeadGroupShape> &groups, const Options &o) {
+  return block_groups<float>(x, w, groups, o);
 }
 
 }  // namespace attnc::reference

@@ -178,4 +178,24 @@ std::vector<double> block_reference(const TensorView &x, const BlockWeights &w, 
 std::vector<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                    float scale, const attn::Mask &mask);
 
+// One group of heads of one size (the block form's head_groups): heads query heads of head_dim,
+// kv_heads k/v heads of head_dim (values as wide as keys), and the group's scale.
+struct HeadGroupShape {
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;
+  double scale = 1.0;
+};
+
+// The block form with head groups, in this order. Rows of w_q/b_q: group by group, head by head
+// (group g's head h at rows Σ_{g'<g} H_g'·D_g' + h·D_g ..); w_k/b_k and w_v/b_v likewise with the
+// groups' kv heads; w_qkv/b_qkv: every group's q rows, then every group's k rows, then v rows.
+// w_o's columns are the merged heads in the order of w_q's rows. options.scale is not used (each
+// group has its own); head-indexed inputs (mask, score_bias, alibi_slopes) are over all heads, as
+// is lse [B, S, H].
+Result<double> block_groups_reference(const TensorView &x, const BlockWeights &w,
+                                      const std::vector<HeadGroupShape> &groups, const Options &options);
+Result<float> block_groups_naive_f32(const TensorView &x, const BlockWeights &w,
+                                     const std::vector<HeadGroupShape> &groups, const Options &options);
+
 }  // namespace attnc::reference

@@ -51,3 +51,19 @@ TEST_CASE("core and block flops") {
                           2 * b * s * (h * dv) * dm;
   CHECK(call_flops(*block, {3, 10, 10}) == expected);
 }
+
+TEST_CASE("head groups: each group's work, summed") {
+  std::string why;
+  const auto mixed = parse_spec_numbers("d_model=96 head_groups=4x128/2+8x64 form=block mask=none", &why);
+  REQUIRE(mixed);
+  CHECK(mixed->heads == 12);
+  CHECK(mixed->kv_heads == 10);
+  REQUIRE(mixed->groups.size() == 2);
+  const double b = 2, s = 5, dm = 96;
+  auto group = [&](double h, double kvh, double d) {
+    return 2 * b * h * s * s * (d + d) + 2 * b * s * dm * (h * d + 2 * kvh * d) + 2 * b * s * (h * d) * dm;
+  };
+  CHECK(call_flops(*mixed, {2, 5, 5}) == group(4, 2, 128) + group(8, 8, 64));
+  CHECK_FALSE(parse_spec_numbers("d_model=96 head_groups=4x128+8 form=block", &why));
+  CHECK(why.find("head_groups") != std::string::npos);
+}

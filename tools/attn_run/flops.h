@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn::run_tool {
 
@@ -16,7 +17,34 @@ struct SpecNumbers {
   bool block = false;
   bool causal = false;  // mask=causal (or its window form); other masks count every pair
   int64_t d_model = 0, heads = 0, kv_heads = 0, head_dim = 0, head_dim_v = 0;
+  // head_groups=4x128+8x64/4 (block form): each group's heads, kv heads and head dim (Dv = D).
+  struct Group {
+    int64_t heads = 0, kv_heads = 0, head_dim = 0;
+  };
+  std::vector<Group> groups;
 };
+
+// "4x128+8x64/4" -> groups; false when a group is not HEADSxDIM[/KV_HEADS] of positive numbers.
+inline bool parse_head_groups(std::string_view text, std::vector<SpecNumbers::Group> *groups) {
+  auto number = [](std::string_view digits, int64_t *v) {
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *v);
+    return ec == std::errc() && ptr == digits.data() + digits.size() && *v > 0;
+  };
+  while (true) {
+    const size_t plus = text.find('+');
+    const std::string_view item = text.substr(0, plus);
+    const size_t x = item.find('x'), slash = item.find('/');
+    SpecNumbers::Group g;
+    if (x == std::string_view::npos || !number(item.substr(0, x), &g.heads) ||
+        !number(item.substr(x + 1, slash == std::string_view::npos ? slash : slash - x - 1), &g.head_dim))
+      return false;
+    g.kv_heads = g.heads;
+    if (slash != std::string_view::npos && !number(item.substr(slash + 1), &g.kv_heads)) return false;
+    groups->push_back(g);
+    if (plus == std::string_view::npos) return true;
+    text.remove_prefix(plus + 1);
+  }
+}
 
 // The runtime sizes of one call. Block kernels have one sequence: seq_q == seq_k == S.
 struct CallSizes {
@@ -42,6 +70,15 @@ inline std::optional<SpecNumbers> parse_spec_numbers(std::string_view spec, std:
     const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
     if (key == "form") numbers.block = value == "block";
     if (key == "mask") numbers.causal = value == "causal" || value == "window(-1,0)";
+    if (key == "head_groups") {
+      if (!parse_head_groups(value, &numbers.groups))
+        return fail("spec key 'head_groups' has value '" + std::string(value) + "', expected e.g. 4x128+8x64/4");
+      for (const SpecNumbers::Group &g : numbers.groups) {
+        numbers.heads += g.heads;
+        numbers.kv_heads += g.kv_heads;
+        numbers.head_dim = std::max(numbers.head_dim, g.head_dim);
+      }
+    }
     int64_t *field = key == "d_model"      ? &numbers.d_model
                      : key == "heads"      ? &numbers.heads
                      : key == "kv_heads"   ? &numbers.kv_heads
@@ -78,6 +115,19 @@ inline double kept_pairs(const SpecNumbers &spec, int64_t seq_q, int64_t seq_k) 
 // Multiply-adds count two FLOPs: scores (D per pair) and the weighted sum of values (Dv per pair),
 // plus for the block form the input projections and the output projection.
 inline double call_flops(const SpecNumbers &spec, const CallSizes &sizes) {
+  if (!spec.groups.empty()) {
+    // Every term is a sum over heads (projection rows included), so the groups' work adds up.
+    double flops = 0;
+    for (const SpecNumbers::Group &g : spec.groups) {
+      SpecNumbers group = spec;
+      group.groups.clear();
+      group.heads = g.heads;
+      group.kv_heads = g.kv_heads;
+      group.head_dim = group.head_dim_v = g.head_dim;
+      flops += call_flops(group, sizes);
+    }
+    return flops;
+  }
   const double b = static_cast<double>(sizes.batch);
   const double h = static_cast<double>(spec.heads), kvh = static_cast<double>(spec.kv_heads);
   const double d = static_cast<double>(spec.head_dim), dv = static_cast<double>(spec.head_dim_v);

@@ -22,6 +22,9 @@ struct CoreInputs {
   // bf16 specs on targets with bf16 dot products (bf16_dot_products): q, k, v as stored, for the
   // cores that multiply them in pairs (vdpbf16ps); undefined otherwise.
   Halide::Func q_bf16, k_bf16, v_bf16;
+  // Prepended to the name of every Func the core defines, so that several cores (the block
+  // form's head groups) can live in one pipeline, which needs its Funcs' names unique.
+  std::string name_prefix;
 };
 
 // Whether a target multiplies bf16 pairs into fp32 sums in one instruction (AVX-512 BF16:

@@ -50,6 +50,17 @@ template <int block, int limit> struct random_block_size_must_be_at_most;
 template <int blocks, int limit> struct random_block_count_must_be_at_most;
 template <int draws, int limit> struct random_draws_in_all_must_be_at_most;
 template <int node, int count_is_bad> struct mask_node_is_malformed;
+// Head groups: the group's index, then the value.
+template <int groups, int limit> struct head_group_count_must_be_between_1_and;
+template <int unused> struct head_groups_need_the_block_form;
+template <int group, int heads> struct head_group_heads_must_be_positive;
+template <int group, int head_dim> struct head_group_head_dim_must_be_positive;
+template <int group, int kv_heads> struct head_group_kv_heads_must_be_positive;
+template <int group, int kv_heads> struct head_group_kv_heads_must_divide_its_heads;
+template <int heads, int groups_sum> struct heads_beside_head_groups_must_be_their_sum;
+template <int kv_heads, int groups_sum> struct kv_heads_beside_head_groups_must_be_their_sum;
+template <int head_dim, int widest> struct head_dim_beside_head_groups_must_be_the_widest;
+template <int head_dim_v, int widest> struct head_dim_v_beside_head_groups_must_be_the_widest;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -136,6 +147,16 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::random_count_too_large) return (random_block_count_must_be_at_most<a, b> *)nullptr;
   else if constexpr (problem == P::random_draws_too_many) return (random_draws_in_all_must_be_at_most<a, b> *)nullptr;
   else if constexpr (problem == P::mask_malformed) return (mask_node_is_malformed<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_count_invalid) return (head_group_count_must_be_between_1_and<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_in_core_form) return (head_groups_need_the_block_form<a> *)nullptr;
+  else if constexpr (problem == P::head_group_heads_not_positive) return (head_group_heads_must_be_positive<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_head_dim_not_positive) return (head_group_head_dim_must_be_positive<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_kv_heads_not_positive) return (head_group_kv_heads_must_be_positive<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_kv_heads_not_dividing_heads) return (head_group_kv_heads_must_divide_its_heads<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_heads_mismatch) return (heads_beside_head_groups_must_be_their_sum<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_kv_heads_mismatch) return (kv_heads_beside_head_groups_must_be_their_sum<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_head_dim_mismatch) return (head_dim_beside_head_groups_must_be_the_widest<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_head_dim_v_mismatch) return (head_dim_v_beside_head_groups_must_be_the_widest<a, b> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

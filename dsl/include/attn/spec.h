@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "attn/mask.h"
 
@@ -18,6 +19,16 @@ enum class DType : uint8_t { f32, f16, bf16 };
 // random, ALiBi's distance): bottom_right at q' = i + Lk - Sq (FlashAttention 2.1+, decode and
 // chunked prefill), top_left at q' = i (PyTorch's is_causal, FlashAttention before 2.1).
 enum class Align : uint8_t { bottom_right, top_left };
+
+// One group of heads of one size (block form, Spec::with_head_groups): `heads` query heads of
+// `head_dim` (keys and values alike), sharing `kv_heads` k/v heads of the same size (0: heads).
+struct HeadGroup {
+  int32_t heads = 0;
+  int32_t head_dim = 0;
+  int32_t kv_heads = 0;  // 0: heads. heads / kv_heads query heads of the group share one k/v head
+};
+// A Spec holds at most this many head groups (fixed arrays keep it a structural literal type).
+inline constexpr int max_head_groups = 4;
 
 // A Spec is a structural literal type so that it can be a template argument (see check.h).
 // Fields left at 0 / false take the documented defaults when resolved (resolve.h).
@@ -45,6 +56,10 @@ struct Spec {
   bool score_bias = false;  // runtime score_bias f32, shaped and broadcast like the mask tensor
   bool lse = false;         // also output lse [B,Sq,H]: log-sum-exp of the kept scores, -inf if none
   Align align = Align::bottom_right;
+  // Block form, heads of several sizes: group_count > 0 groups, heads and dims from them
+  // (heads = the sum; head_dim and head_dim_v = the widest group's), a scale per group.
+  int32_t group_count = 0;
+  HeadGroup head_groups[max_head_groups]{};
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -61,6 +76,24 @@ struct Spec {
   constexpr Spec with_kv_heads(int32_t v) const { return set_dim(&Spec::kv_heads, v, 3); }
   constexpr Spec with_head_dim(int32_t v) const { return set_dim(&Spec::head_dim, v, 4); }
   constexpr Spec with_head_dim_v(int32_t v) const { return set_dim(&Spec::head_dim_v, v, 5); }
+  // .with_head_groups({{4, 128}, {8, 64}}): 4 heads of 128 then 8 of 64 (with GQA: {4, 128, 2}).
+  // More than max_head_groups groups, or none, is recorded and rejected by validation.
+  constexpr Spec with_head_groups(std::initializer_list<HeadGroup> groups) const {
+    Spec s = *this;
+    const int32_t n = static_cast<int32_t>(groups.size());
+    s.group_count = n < max_head_groups ? n : max_head_groups;
+    int g = 0;
+    for (const HeadGroup &group : groups) {
+      if (g < max_head_groups) s.head_groups[g] = group;
+      ++g;
+    }
+    for (; g < max_head_groups; ++g) s.head_groups[g] = HeadGroup{};
+    if ((n < 1 || n > max_head_groups) && s.bad_value_field == 0) {
+      s.bad_value_field = 64;  // SpecProblem::head_group_count_invalid
+      s.bad_value = n;
+    }
+    return s;
+  }
   constexpr Spec core() const { return set_form(Form::core); }
   constexpr Spec block() const { return set_form(Form::block); }
   constexpr Spec fused_qkv() const {

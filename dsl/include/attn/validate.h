@@ -45,6 +45,17 @@ enum class SpecProblem : int32_t {
   random_count_too_large,
   random_draws_too_many,  // N summed over random terms
   mask_malformed,         // a hand-built node (a: its index; b: 1 when the node count itself is bad)
+  // Head groups (a: the group's index, b: the value, unless said otherwise).
+  head_group_count_invalid = 64,  // matches Spec::with_head_groups' field code (a: the count, b: the most)
+  head_groups_in_core_form,       // a, b: 0
+  head_group_heads_not_positive,
+  head_group_head_dim_not_positive,
+  head_group_kv_heads_not_positive,
+  head_group_kv_heads_not_dividing_heads,  // b: the group's kv heads
+  head_groups_heads_mismatch,              // heads given beside the groups (a: heads, b: the groups' sum)
+  head_groups_kv_heads_mismatch,           // a: kv_heads, b: the groups' sum
+  head_groups_head_dim_mismatch,           // a: head_dim, b: the widest group's
+  head_groups_head_dim_v_mismatch,         // a: head_dim_v, b: the widest group's
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -66,6 +77,35 @@ constexpr bool is_name_char(char c) {
 }
 }  // namespace detail
 
+// A head group's k/v heads, its default filled in.
+constexpr int32_t group_kv_heads(const HeadGroup &g) {
+  return g.kv_heads > 0 ? g.kv_heads : g.heads;
+}
+
+// The widths of the merged heads of a resolved spec (with head groups: summed over the groups,
+// whose values are as wide as their keys). query_width: rows of w_q (H·D); key_width: rows of
+// w_k (KVH·D); value_width: rows of w_v (KVH·Dv); attended_width: columns of w_o (H·Dv).
+constexpr int64_t query_width(const Spec &r) {
+  if (r.group_count == 0) return int64_t{r.heads} * r.head_dim;
+  int64_t sum = 0;
+  for (int g = 0; g < r.group_count && g < max_head_groups; ++g)
+    sum += int64_t{r.head_groups[g].heads} * r.head_groups[g].head_dim;
+  return sum;
+}
+constexpr int64_t key_width(const Spec &r) {
+  if (r.group_count == 0) return int64_t{r.kv_heads} * r.head_dim;
+  int64_t sum = 0;
+  for (int g = 0; g < r.group_count && g < max_head_groups; ++g)
+    sum += int64_t{group_kv_heads(r.head_groups[g])} * r.head_groups[g].head_dim;
+  return sum;
+}
+constexpr int64_t value_width(const Spec &r) {
+  return r.group_count == 0 ? int64_t{r.kv_heads} * r.head_dim_v : key_width(r);
+}
+constexpr int64_t attended_width(const Spec &r) {
+  return r.group_count == 0 ? int64_t{r.heads} * r.head_dim_v : query_width(r);
+}
+
 // The largest projection weight of the block form: w_qkv [(H + KVH)·D + KVH·Dv, d_model] when
 // fused, else w_q [H·D, d_model] or w_o [d_model, H·Dv]. For a resolved spec within the limits.
 struct WeightShape {
@@ -74,12 +114,11 @@ struct WeightShape {
   constexpr int64_t elements() const { return rows * columns; }
 };
 constexpr WeightShape largest_weight(const Spec &r) {
-  const int64_t q_rows = int64_t{r.heads} * r.head_dim;
-  const int64_t out_elements = int64_t{r.d_model} * r.heads * r.head_dim_v;
+  const int64_t q_rows = query_width(r);
+  const int64_t out_elements = int64_t{r.d_model} * attended_width(r);
   WeightShape in{"w_q", q_rows, r.d_model};
-  if (r.qkv == Qkv::fused)
-    in = {"w_qkv", q_rows + int64_t{r.kv_heads} * (r.head_dim + r.head_dim_v), r.d_model};
-  if (out_elements > in.elements()) return {"w_o", r.d_model, int64_t{r.heads} * r.head_dim_v};
+  if (r.qkv == Qkv::fused) in = {"w_qkv", q_rows + key_width(r) + value_width(r), r.d_model};
+  if (out_elements > in.elements()) return {"w_o", r.d_model, attended_width(r)};
   return in;
 }
 
@@ -136,23 +175,79 @@ constexpr SpecCheck check_sizes(const Spec &s) {
   const int32_t head_dim_v = s.head_dim_v > 0 ? s.head_dim_v : head_dim;
   if (head_dim > limits::max_head_dim) return {P::head_dim_too_large, head_dim, limits::max_head_dim};
   if (head_dim_v > limits::max_head_dim) return {P::head_dim_v_too_large, head_dim_v, limits::max_head_dim};
-  if (s.heads * head_dim > limits::max_d_model)
-    return {P::query_width_too_large, s.heads * head_dim, limits::max_d_model};
-  if (s.heads * head_dim_v > limits::max_d_model)
-    return {P::value_width_too_large, s.heads * head_dim_v, limits::max_d_model};
+  Spec widths = s;
+  widths.head_dim = head_dim;
+  widths.head_dim_v = head_dim_v;
+  if (query_width(widths) > limits::max_d_model)
+    return {P::query_width_too_large, static_cast<int32_t>(query_width(widths)), limits::max_d_model};
+  if (attended_width(widths) > limits::max_d_model)
+    return {P::value_width_too_large, static_cast<int32_t>(attended_width(widths)), limits::max_d_model};
   if (s.mask_block > limits::max_positions)
     return {P::mask_block_too_large, s.mask_block, limits::max_positions};
   return {};
+}
+
+// The head groups' own rules: a count within 1..max_head_groups, the block form, each group's
+// heads and head_dim > 0 and within the limits, its kv heads dividing its heads; heads, kv_heads,
+// head_dim and head_dim_v either unset or what the groups give.
+constexpr SpecCheck check_head_groups(const Spec &s) {
+  using P = SpecProblem;
+  if (s.group_count < 1 || s.group_count > max_head_groups)
+    return {P::head_group_count_invalid, s.group_count, max_head_groups};
+  if (s.form != Form::block) return {P::head_groups_in_core_form, 0, 0};
+  int32_t heads = 0, kv_heads = 0, widest = 0;
+  for (int g = 0; g < s.group_count; ++g) {
+    const HeadGroup &group = s.head_groups[g];
+    if (group.heads <= 0) return {P::head_group_heads_not_positive, g, group.heads};
+    if (group.head_dim <= 0) return {P::head_group_head_dim_not_positive, g, group.head_dim};
+    if (group.kv_heads < 0) return {P::head_group_kv_heads_not_positive, g, group.kv_heads};
+    if (group.heads > limits::max_heads) return {P::heads_too_many, group.heads, limits::max_heads};
+    if (group.head_dim > limits::max_head_dim)
+      return {P::head_dim_too_large, group.head_dim, limits::max_head_dim};
+    if (group.heads % group_kv_heads(group) != 0)
+      return {P::head_group_kv_heads_not_dividing_heads, g, group_kv_heads(group)};
+    heads += group.heads;
+    kv_heads += group_kv_heads(group);
+    widest = group.head_dim > widest ? group.head_dim : widest;
+  }
+  if (s.heads != 0 && s.heads != heads) return {P::head_groups_heads_mismatch, s.heads, heads};
+  if (s.kv_heads != 0 && s.kv_heads != kv_heads) return {P::head_groups_kv_heads_mismatch, s.kv_heads, kv_heads};
+  if (s.head_dim != 0 && s.head_dim != widest) return {P::head_groups_head_dim_mismatch, s.head_dim, widest};
+  if (s.head_dim_v != 0 && s.head_dim_v != widest)
+    return {P::head_groups_head_dim_v_mismatch, s.head_dim_v, widest};
+  return {};
+}
+
+// heads and kv_heads the groups' sums, head_dim and head_dim_v the widest group's, each group's
+// kv heads filled in. For a spec that passes check_head_groups.
+constexpr Spec with_group_dims(Spec s) {
+  if (s.group_count <= 0) return s;
+  s.heads = s.kv_heads = s.head_dim = 0;
+  for (int g = 0; g < s.group_count && g < max_head_groups; ++g) {
+    HeadGroup &group = s.head_groups[g];
+    group.kv_heads = group_kv_heads(group);
+    s.heads += group.heads;
+    s.kv_heads += group.kv_heads;
+    s.head_dim = group.head_dim > s.head_dim ? group.head_dim : s.head_dim;
+  }
+  s.head_dim_v = s.head_dim;
+  return s;
 }
 }  // namespace detail
 
 constexpr Spec resolve(Spec s);
 
-constexpr SpecCheck check_spec(const Spec &s) {
+constexpr SpecCheck check_spec(const Spec &spec) {
   using P = SpecProblem;
-  if (s.bad_value_field != 0) return {static_cast<P>(s.bad_value_field), s.bad_value, 0};
-  for (int i = 0; i < 32 && s.name[i] != '\0'; ++i)
-    if (!detail::is_name_char(s.name[i])) return {P::name_invalid, s.name[i], i};
+  if (spec.bad_value_field != 0)
+    return {static_cast<P>(spec.bad_value_field), spec.bad_value,
+            spec.bad_value_field == static_cast<int32_t>(P::head_group_count_invalid) ? max_head_groups : 0};
+  for (int i = 0; i < 32 && spec.name[i] != '\0'; ++i)
+    if (!detail::is_name_char(spec.name[i])) return {P::name_invalid, spec.name[i], i};
+  if (spec.group_count != 0)
+    if (const SpecCheck groups = detail::check_head_groups(spec); !groups.ok()) return groups;
+  // With head groups, the rules below see the sizes the groups give.
+  const Spec s = detail::with_group_dims(spec);
   if (s.d_model < 0) return {P::d_model_not_positive, s.d_model, 0};
   if (s.heads <= 0) return {s.heads == 0 ? P::heads_missing : P::heads_not_positive, s.heads, 0};
   if (s.kv_heads < 0) return {P::kv_heads_not_positive, s.kv_heads, 0};
@@ -161,9 +256,11 @@ constexpr SpecCheck check_spec(const Spec &s) {
   if (s.mask_block < 0) return {P::mask_block_not_positive, s.mask_block, 0};
   if (s.d_model == 0 && (s.head_dim == 0 || s.form == Form::block)) return {P::width_missing, 0, 0};
   if (const SpecCheck sizes = detail::check_sizes(s); !sizes.ok()) return sizes;
-  if (s.d_model > 0 && s.d_model % s.heads != 0) return {P::heads_not_dividing_d_model, s.heads, s.d_model};
+  // Head groups set their own widths (d_model is free) and their kv heads divide per group.
+  if (s.group_count == 0 && s.d_model > 0 && s.d_model % s.heads != 0)
+    return {P::heads_not_dividing_d_model, s.heads, s.d_model};
   const int32_t kvh = s.kv_heads == 0 ? s.heads : s.kv_heads;
-  if (s.heads % kvh != 0) return {P::kv_heads_not_dividing_heads, kvh, s.heads};
+  if (s.group_count == 0 && s.heads % kvh != 0) return {P::kv_heads_not_dividing_heads, kvh, s.heads};
   if (s.form == Form::block) {
     const WeightShape w = largest_weight(resolve(s));
     if (w.elements() > limits::max_weight_elements)
@@ -177,12 +274,41 @@ constexpr SpecCheck check_spec(const Spec &s) {
 // The spec with every default filled in. Only meaningful for a spec that passes check_spec (the
 // widths are computed in 64 bits so that an unchecked spec wraps instead of overflowing).
 constexpr Spec resolve(Spec s) {
+  s = detail::with_group_dims(s);
   if (s.kv_heads == 0) s.kv_heads = s.heads;
   if (s.head_dim == 0 && s.heads > 0) s.head_dim = s.d_model / s.heads;
   if (s.d_model == 0) s.d_model = static_cast<int32_t>(int64_t{s.heads} * s.head_dim);
   if (s.head_dim_v == 0) s.head_dim_v = s.head_dim;
-  if (!s.has_scale && s.head_dim > 0) s.scale = 1.0f / detail::sqrt_newton(static_cast<float>(s.head_dim));
+  // Head groups without an explicit scale take one per group (group_spec), none here.
+  if (!s.has_scale && s.head_dim > 0 && s.group_count == 0)
+    s.scale = 1.0f / detail::sqrt_newton(static_cast<float>(s.head_dim));
   return s;
+}
+
+// Group g of a resolved spec with head groups as a spec of its own: its heads, kv heads and
+// head dim, its scale (1 / sqrt(its head_dim) unless the spec gives one), no groups.
+constexpr Spec group_spec(const Spec &r, int g) {
+  Spec s = r;
+  const HeadGroup group = r.head_groups[g];
+  s.group_count = 0;
+  for (HeadGroup &cleared : s.head_groups) cleared = HeadGroup{};
+  s.heads = group.heads;
+  s.kv_heads = group_kv_heads(group);
+  s.head_dim = s.head_dim_v = group.head_dim;
+  if (!r.has_scale) s.scale = 1.0f / detail::sqrt_newton(static_cast<float>(group.head_dim));
+  return s;
+}
+
+// The first query head (and k/v head) of group g among all heads, in the spec's order.
+constexpr int32_t group_first_head(const Spec &r, int g) {
+  int32_t first = 0;
+  for (int i = 0; i < g; ++i) first += r.head_groups[i].heads;
+  return first;
+}
+constexpr int32_t group_first_kv_head(const Spec &r, int g) {
+  int32_t first = 0;
+  for (int i = 0; i < g; ++i) first += group_kv_heads(r.head_groups[i]);
+  return first;
 }
 
 // "spec 'gpt2': heads (12) must divide d_model (770)"; empty when the check passed.
