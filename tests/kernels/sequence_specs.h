@@ -17,4 +17,11 @@ constexpr const char *varlen_spec = "heads=3 kv_heads=1 head_dim=16 mask=causal 
 // Rope without a cache: keys rotated in the kernel at their index.
 constexpr const char *dense_rope_spec = "heads=2 head_dim=16 mask=causal rope=interleaved";
 
+// The cache in the kernel's dtype: bf16 paged with GQA, f16 contiguous; a bf16 ragged batch.
+constexpr const char *paged_bf16_spec =
+    "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=paged(4) rope=neox dtype=bf16 lse=true";
+constexpr const char *cache_f16_spec =
+    "heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=interleaved rope_dim=8 dtype=f16";
+constexpr const char *varlen_bf16_spec = "heads=2 head_dim=16 mask=window(4,0) layout=varlen rope=neox dtype=bf16 lse=true";
+
 }  // namespace attnc::test
