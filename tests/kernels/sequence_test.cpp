@@ -389,6 +389,23 @@ TEST_CASE("bad cache_seqlens and block_table values are refused before anything 
   }
 }
 
+TEST_CASE("an in-out cache that overlaps itself is refused like an output") {
+  std::mt19937 rng(8);
+  const attn::Spec s = attn::resolve(parse(cache_neox_spec));
+  CacheCase c = make_cache_case(s, 2, 1, {3, 4}, rng);
+  const Tensor &dense = c.call.tensors.at("k_cache");
+  const std::vector<int64_t> shape = dense.shape();
+  // Both sequences' caches at the same address: the batch dim's stride is 0.
+  Tensor shared(shape, {0, shape[2] * shape[3], shape[3], 1}, nan_value);
+  shared.fill(0.5f);
+  c.call.tensors.at("k_cache") = shared;
+  const attn_status status = c.call.run(find_kernel(s));
+  CAPTURE(last_error());
+  CHECK(status == ATTN_ERR_STRIDE);
+  CHECK(last_error().find("k_cache") != std::string::npos);
+  CHECK(c.call.tensors.at("out").all_padding());
+}
+
 // Sequences of (Sq, Sk): empty ones, queries without keys, one token, odd lengths, more queries
 // than keys (bottom-right: the first rows keep no key).
 struct Lengths {
