@@ -37,6 +37,8 @@ constexpr const char *usage_text =
     "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
+    "In-out tensors (a KV cache's k_cache, v_cache; '(in-out)' in --list) are given with --input\n"
+    "and, where --output names them, written back as they are after the call.\n"
     "--max-isa (avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64) caps the variant that\n"
     "runs, as ATTN_MAX_ISA does.\n"
     "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
@@ -212,7 +214,8 @@ void list_kernels(const attn_library *library) {
       const int lowest = attn::rt::lowest_rank(info);
       const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
       std::printf("%s%s %s %s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
-                  min_rank.c_str(), info.is_output ? " (output)" : "");
+                  min_rank.c_str(),
+                  info.is_output == ATTN_ARG_INOUT ? " (in-out)" : info.is_output ? " (output)" : "");
       label = "          ";
     }
   }
@@ -281,10 +284,11 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
   for (const NamedFile &input : options.inputs) {
     const auto info = std::find_if(infos.begin(), infos.end(),
                                    [&](const attn_arg_info &a) { return input.name == a.name; });
-    if (info == infos.end() || info->is_output) {
+    // In-out tensors (a KV cache) are given with --input and may be written back with --output.
+    if (info == infos.end() || info->is_output == 1) {
       std::string inputs;
       for (const attn_arg_info &a : infos) {
-        if (!a.is_output) inputs += (inputs.empty() ? "" : ", ") + std::string(a.name);
+        if (a.is_output != 1) inputs += (inputs.empty() ? "" : ", ") + std::string(a.name);
       }
       return Failure{exit_error,
                      "kernel '" + kernel + "' has no input '" + input.name + "' (inputs: " + inputs + ")"};
@@ -308,7 +312,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
     record_sizes(*info, array, call);
   }
   for (size_t i = 0; i < infos.size(); ++i) {
-    if (!infos[i].is_output && !given[i]) {
+    if (infos[i].is_output != 1 && !given[i]) {
       return Failure{exit_error, "kernel '" + kernel + "' needs input '" + infos[i].name + "' (--input " +
                                      infos[i].name + "=FILE.npy)"};
     }
@@ -341,7 +345,7 @@ std::optional<Failure> allocate_outputs(const Options &options, const std::vecto
   }
   for (size_t i = 0; i < infos.size(); ++i) {
     const attn_arg_info &info = infos[i];
-    if (!info.is_output) continue;
+    if (info.is_output != 1) continue;  // inputs, and in-outs (given by --input, written in place)
     attn::npy::Array &array = call->arrays[i];
     array.dtype = info.dtype;
     for (int d = 0; d < info.rank; ++d) {
