@@ -16,8 +16,8 @@
 namespace {
 
 // y[t, r] = sum_c x[t, c] w[r, c] over `rows` weight rows from `first`, for every token t.
-std::vector<double> project(const std::vector<float> &x, const std::vector<float> &w, int tokens, int m, int first,
-                            int rows) {
+std::vector<double> project(const std::vector<float> &x, const std::vector<float> &w, int tokens, int m,
+                            int first, int rows) {
   std::vector<double> y(size_t(tokens) * rows);
   for (int t = 0; t < tokens; ++t)
     for (int r = 0; r < rows; ++r) {
@@ -35,7 +35,8 @@ bool run_mixed_block(const attn::Spec &user_spec, int B, int S) {
   const int M = spec.d_model, Q = int(attn::query_width(spec)), K = int(attn::key_width(spec));
   const std::string id = attn::kernel_id(spec);
   const attn_kernel *kernel = nullptr;
-  if (attn_find_kernel(id.c_str(), &kernel) != ATTN_OK) return std::fprintf(stderr, "%s\n", attn_last_error()), false;
+  if (attn_find_kernel(id.c_str(), &kernel) != ATTN_OK)
+    return std::fprintf(stderr, "%s\n", attn_last_error()), false;
 
   // w_q [Q, M] group by group, head by head; w_k, w_v [K, M] likewise; w_o [M, Q].
   std::mt19937 rng(1024);
@@ -43,7 +44,8 @@ bool run_mixed_block(const attn::Spec &user_spec, int B, int S) {
   std::vector<float> x(size_t(B) * S * M), wq(size_t(Q) * M), wk(size_t(K) * M), wv(size_t(K) * M),
       wo(size_t(M) * Q), out(x.size());
   for (float &e : x) e = unit(rng);
-  for (auto *w : {&wq, &wk, &wv}) for (float &e : *w) e = unit(rng) / std::sqrt(float(M));
+  for (auto *w : {&wq, &wk, &wv})
+    for (float &e : *w) e = unit(rng) / std::sqrt(float(M));
   for (float &e : wo) e = unit(rng) / std::sqrt(float(Q));
   const int64_t x_shape[] = {B, S, M}, q_shape[] = {Q, M}, k_shape[] = {K, M}, o_shape[] = {M, Q};
   const attn_arg args[] = {{"x", {x.data(), ATTN_F32, 3, x_shape, nullptr}},
@@ -92,7 +94,7 @@ bool run_mixed_block(const attn::Spec &user_spec, int B, int S) {
       err = std::isfinite(got) ? std::max(err, std::fabs(got - o)) : INFINITY;
     }
   }
-  std::printf("%-10s %s\n  B=%d S=%d d_model=%d: median %.3f ms, max |out - fp64| = %.3g\n", spec.name, id.c_str(),
-              B, S, M, median, err);
+  std::printf("%-10s %s\n  B=%d S=%d d_model=%d: median %.3f ms, max |out - fp64| = %.3g\n", spec.name,
+              id.c_str(), B, S, M, median, err);
   return err < 1e-4;
 }

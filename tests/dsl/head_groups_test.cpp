@@ -50,7 +50,8 @@ TEST_CASE("the groups give heads, kv heads and the widths") {
 TEST_CASE("head group problems are named") {
   CHECK(message(mixed.with_head_groups({{4, 128}, {8, 64, 3}})) ==
         "spec 'mixed': head group 1 (8x64/3): kv heads (3) must divide its heads (8)");
-  CHECK(message(mixed.with_head_groups({{0, 128}})) == "spec 'mixed': head group 0 (0x128): heads must be > 0 (got 0)");
+  CHECK(message(mixed.with_head_groups({{0, 128}})) ==
+        "spec 'mixed': head group 0 (0x128): heads must be > 0 (got 0)");
   CHECK(message(mixed.with_head_groups({{2, 64}, {2, -8}})) ==
         "spec 'mixed': head group 1 (2x-8): head_dim must be > 0 (got -8)");
   CHECK(message(mixed.with_head_groups({{1, 8}, {1, 8}, {1, 8}, {1, 8}, {1, 8}})) ==
@@ -85,9 +86,11 @@ TEST_CASE("the text form parses groups and round-trips them") {
   CHECK(attn::to_string(b) == text);
   CHECK(attn::kernel_id(b) == attn::kernel_id(a));
   // An explicit scale is kept.
-  const std::string scaled = attn::to_string(parsed("form=block d_model=96 head_groups=4x128+8x64 scale=0.25"));
+  const std::string scaled =
+      attn::to_string(parsed("form=block d_model=96 head_groups=4x128+8x64 scale=0.25"));
   CHECK(scaled.find("scale=0.25") != std::string::npos);
-  CHECK(attn::kernel_id(parsed(scaled)) == attn::kernel_id(parsed("form=block d_model=96 head_groups=4x128+8x64 scale=0.25")));
+  CHECK(attn::kernel_id(parsed(scaled)) ==
+        attn::kernel_id(parsed("form=block d_model=96 head_groups=4x128+8x64 scale=0.25")));
   // The DSL and the text give the same kernel.
   CHECK(attn::kernel_id(mixed_gqa) == attn::kernel_id(parsed(attn::to_string(mixed_gqa))));
 }
@@ -95,7 +98,8 @@ TEST_CASE("the text form parses groups and round-trips them") {
 TEST_CASE("the kernel id names every group") {
   CHECK(attn::kernel_id(mixed) == "attn_block_m96_g4x128_g8x64_f32_sep");
   CHECK(attn::kernel_id(mixed_gqa) == "attn_block_m96_g4x128kv2_g8x64kv4_f32_sep");
-  CHECK(attn::kernel_id(mixed.with_head_groups({{8, 64}, {4, 128}})) == "attn_block_m96_g8x64_g4x128_f32_sep");
+  CHECK(attn::kernel_id(mixed.with_head_groups({{8, 64}, {4, 128}})) ==
+        "attn_block_m96_g8x64_g4x128_f32_sep");
 }
 
 TEST_CASE("bad head_groups text is refused with the reason") {
@@ -105,7 +109,8 @@ TEST_CASE("bad head_groups text is refused with the reason") {
     return r.message;
   };
   CHECK(error("form=block d_model=96 head_groups=4x128+8") ==
-        "key 'head_groups': '4x128+8' has a group '8' that is not HEADSxHEAD_DIM or HEADSxHEAD_DIM/KV_HEADS (e.g. "
+        "key 'head_groups': '4x128+8' has a group '8' that is not HEADSxHEAD_DIM or HEADSxHEAD_DIM/KV_HEADS "
+        "(e.g. "
         "4x128+8x64/2)");
   CHECK(error("form=block d_model=96 head_groups=4xa") == "key 'head_groups': 'a' is not an integer");
   CHECK(error("form=block d_model=96 head_groups=4x8/0") ==
@@ -113,7 +118,8 @@ TEST_CASE("bad head_groups text is refused with the reason") {
   CHECK(error("form=block d_model=96 head_groups=1x8+1x8+1x8+1x8+1x8") ==
         "key 'head_groups': '1x8+1x8+1x8+1x8+1x8' has more than 4 groups");
   CHECK(error("d_model=96 head_groups=4x128+8x64") ==
-        "spec '<unnamed>': head_groups needs the block form (form=block); the core form takes q, k and v of one "
+        "spec '<unnamed>': head_groups needs the block form (form=block); the core form takes q, k and v of "
+        "one "
         "head size");
   CHECK(error("form=block d_model=96 heads=12 head_groups=4x128+8x64/3") ==
         "spec '<unnamed>': head group 1 (8x64/3): kv heads (3) must divide its heads (8)");

@@ -8,6 +8,7 @@ attn_add_kernels(attnc_head_groups_kernels
     "form=block d_model=96 head_groups=4x128/1+8x64/2 proj_bias=true mask=padding"
     "form=block d_model=41 head_groups=2x16+3x8/1+1x32 mask=window(4,0)|tensor alibi=true scale=0.3"
     "form=block d_model=96 head_groups=4x128+8x64/4 proj_bias=true mask=causal lse=true dtype=bf16"
+    "form=block d_model=96 head_groups=4x128/2+8x64 qkv=fused mask=padding lse=true dtype=f16"
   TARGETS native)
 attnc_add_test(kernels_head_groups_test LABEL kernels SOURCES head_groups_test.cpp
   LIBS attnc_head_groups_kernels attnc_kernel_test_support)

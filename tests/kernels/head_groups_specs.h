@@ -15,8 +15,9 @@ inline constexpr const char *head_groups_specs[] = {
     // Three groups, head-indexed inputs (tensor mask, ALiBi) read at each group's heads, one
     // explicit scale for every group, odd d_model.
     "form=block d_model=41 head_groups=2x16+3x8/1+1x32 mask=window(4,0)|tensor alibi=true scale=0.3",
-    // bf16 storage.
+    // bf16 and f16 storage.
     "form=block d_model=96 head_groups=4x128+8x64/4 proj_bias=true mask=causal lse=true dtype=bf16",
+    "form=block d_model=96 head_groups=4x128/2+8x64 qkv=fused mask=padding lse=true dtype=f16",
 };
 
 // The GPU variant's share (GPU targets take dtype=f32 only; PoCL is slow, so two): the seed's

@@ -1,6 +1,7 @@
 // Mixed head groups in the block form (issue 24) against the fp64 reference: each group its own
 // head size, scale and GQA, rows of the projections group by group; odd lengths, masks, lse,
-// biases, fused and separate qkv, head-indexed inputs, bf16; and the shapes the kernel insists on.
+// biases, fused and separate qkv, head-indexed inputs, bf16 and f16; and the shapes the kernel
+// insists on.
 #include <doctest/doctest.h>
 
 #include <iterator>
