@@ -8,6 +8,7 @@
 #include "attnc/arguments.h"
 #include "attnc/core_algorithm.h"
 #include "attnc/core_rows.h"
+#include "attnc/probs_output.h"
 #include "attnc/projection.h"
 #include "attnc/schedule_cpu.h"
 #include "attnc/schedule_gpu.h"
@@ -77,6 +78,12 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       throw Halide::CompileError(std::string("attnc: dtype=") + attn::dtype_name(spec_.dtype) + " on " +
                                  named.to_string() + ": GPU targets (cuda, opencl) take dtype=f32 only");
     }
+    if (gpu_ && spec_.probs) {
+      const Halide::Target named =
+          target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
+      throw Halide::CompileError("attnc: probs=true on " + named.to_string() +
+                                 ": the probs output has a CPU schedule only; build it for CPU targets");
+    }
     if (spec_.form == attn::Form::core) {
       generate_core();
     } else {
@@ -136,17 +143,28 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     in.score_bias = optional_input("score_bias");
   }
 
-  // Hands the core's result to the outputs: out directly, or out and lse from the Tuple.
-  void set_core_outputs(bool with_lse, const Func &core_out, const Func &out_value) {
-    if (!with_lse) {
-      (*outputs_.at("out")) = out_value;
-      return;
-    }
+  // The spec the core is defined from: with probs, the core also keeps each row's lse, which
+  // the probs stage normalizes by (no lse output unless the spec asks for one). Without probs,
+  // the spec itself.
+  attn::Spec core_spec() const {
+    attn::Spec s = spec_;
+    s.lse = s.lse || s.probs;
+    return s;
+  }
+
+  // Hands the core's result to the outputs: out directly, or out and lse from the Tuple; and
+  // with probs, the probabilities (in: the core's q, k and masks).
+  void set_core_outputs(bool with_lse, const Func &core_out, const Func &out_value, const CoreInputs &in) {
+    (*outputs_.at("out")) = out_value;
+    if (!with_lse) return;
     Var h("h"), i("i"), b("b");
     Func lse("lse_rows");
     lse(h, i, b) = core_out(0, h, i, b)[1];
-    (*outputs_.at("out")) = out_value;
-    (*outputs_.at("lse")) = lse;
+    if (spec_.lse) (*outputs_.at("lse")) = lse;
+    if (!spec_.probs) return;
+    ProbsFuncs probs = define_probs(in, spec_, lse);
+    schedule_probs_cpu(probs, tiles_.vector_width);
+    (*outputs_.at("probs")) = probs.probs;
   }
 
   void generate_core() {
@@ -154,6 +172,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
                   (*inputs_.at("k")).dim(2).extent()};
     add_mask_inputs(in);
     in.out_type = storage_type();
+    const attn::Spec core = core_spec();
     if (uses_bf16_dot_products()) {
       in.q_bf16 = input("q");
       in.k_bf16 = input("k");
@@ -163,29 +182,29 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     bool with_lse = false;
     if (gpu_) {
       // Every core path is the block core on a GPU (a thread per query row, gpu_tiles()).
-      CoreFuncs core = define_core(in, spec_, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
-      schedule_core_gpu(core, gpu_tiles_);
-      result = core.out;
-      with_lse = core.with_lse;
+      CoreFuncs funcs = define_core(in, core, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
+      schedule_core_gpu(funcs, gpu_tiles_);
+      result = funcs.out;
+      with_lse = funcs.with_lse;
     } else if (std::string(core_path) == "split_keys") {
-      SplitKeysFuncs split = define_split_keys(in, spec_, tiles_.split_keys_chunk, tiles_.split_keys_dots,
+      SplitKeysFuncs split = define_split_keys(in, core, tiles_.split_keys_chunk, tiles_.split_keys_dots,
                                                tiles_.split_keys_lanes);
       schedule_split_keys_cpu(split, tiles_);
       result = split.out;
       with_lse = split.with_lse;
     } else if (whole_row_core(spec_) && std::string(core_path) != "blocks") {
-      RowsFuncs rows = define_core_rows(in, spec_, tiles_.query_tile, tiles_.pv_rows);
+      RowsFuncs rows = define_core_rows(in, core, tiles_.query_tile, tiles_.pv_rows);
       schedule_core_rows_cpu(rows, tiles_);
       result = rows.out;
       with_lse = rows.with_lse;
     } else {
-      CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
-      schedule_core_cpu(core, tiles_);
-      result = core.out;
-      with_lse = core.with_lse;
+      CoreFuncs funcs = define_core(in, core, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
+      schedule_core_cpu(funcs, tiles_);
+      result = funcs.out;
+      with_lse = funcs.with_lse;
     }
     if (!with_lse) {
-      set_core_outputs(false, result, result);
+      set_core_outputs(false, result, result, in);
       return;
     }
     Var dv("dv"), h("h"), i("i"), b("b");
@@ -193,7 +212,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     out(dv, h, i, b) = result(dv, h, i, b)[0];
     // On a GPU target both outputs are taken apart on the host, from the core's copy there.
     if (!gpu_) out.vectorize(dv, tiles_.pv_vector);
-    set_core_outputs(true, result, out);
+    set_core_outputs(true, result, out, in);
   }
 
   void generate_block() {
@@ -239,8 +258,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     CoreInputs in{q, k, v, seq, seq};
     add_mask_inputs(in);
-    CoreFuncs core = gpu_ ? define_core(in, s, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows)
-                          : define_core(in, s, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
+    const attn::Spec with_rows = core_spec();
+    CoreFuncs core = gpu_ ? define_core(in, with_rows, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows)
+                          : define_core(in, with_rows, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
     if (gpu_) {
       schedule_core_gpu(core, gpu_tiles_);
     } else {
@@ -266,7 +286,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       Var tokens("tokens");
       result.compute_root().fuse(i, b, tokens).parallel(tokens).vectorize(j, tiles_.vector_width);
     }
-    set_core_outputs(core.with_lse, core.out, result);
+    set_core_outputs(core.with_lse, core.out, result, in);
   }
 
   void schedule_linear(LinearFuncs &layer, int rows) {

@@ -35,13 +35,14 @@ enum class Key {
   softcap,
   alibi,
   score_bias,
-  lse
+  lse,
+  probs
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "form",       "qkv", "proj_bias",
-    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse"};
+    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse", "probs"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::lse) + 1);
+static_assert(key_count == static_cast<int>(Key::probs) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -134,6 +135,8 @@ class SpecBuilder {
         return std::nullopt;
       case Key::lse:
         return set_bool(key, value, &Spec::with_lse);
+      case Key::probs:
+        return set_bool(key, value, &Spec::with_probs);
     }
     return bad(key, value, "is not handled");
   }
@@ -218,6 +221,8 @@ std::string to_string(const Spec &spec) {
   out += std::string(" alibi=") + bool_text(s.alibi);
   out += std::string(" score_bias=") + (s.score_bias ? "tensor" : "none");
   out += std::string(" lse=") + bool_text(s.lse);
+  // Printed only when on, so that older specs keep their text (and manifests).
+  if (s.probs) out += " probs=true";
   return out;
 }
 

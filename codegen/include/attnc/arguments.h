@@ -29,7 +29,8 @@ struct ArgSpec {
 // block: x [B,S,d_model], w_q/w_k/w_v or w_qkv, b_* when proj_bias, w_o, b_o -> out [B,S,d_model]
 // then, as the mask and modifiers need them: key_lengths [B], prefix_lengths [B],
 // segment_ids_q [B,Sq], segment_ids_k [B,Sk], mask [B,H,Sq,Sk] u8, alibi_slopes [H],
-// score_bias [B,H,Sq,Sk] (B and H broadcast); and the output lse [B,Sq,H] when asked for.
+// score_bias [B,H,Sq,Sk] (B and H broadcast); and the outputs lse [B,Sq,H] and probs
+// [B,H,Sq,Sk] f32 (block form: Sq = Sk = S) when asked for.
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &resolved);
 
 }  // namespace attnc

@@ -44,6 +44,9 @@ struct Spec {
   bool alibi = false;       // runtime alibi_slopes [H] f32: s -= slope_h * |q' - k|
   bool score_bias = false;  // runtime score_bias f32, shaped and broadcast like the mask tensor
   bool lse = false;         // also output lse [B,Sq,H]: log-sum-exp of the kept scores, -inf if none
+  // Also output probs [B,H,Sq,Sk] f32: the softmax after masking and modifiers (0 where masked),
+  // for inspection; B·H·Sq·Sk floats, the one output that grows with Sq·Sk.
+  bool probs = false;
   Align align = Align::bottom_right;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
@@ -108,6 +111,7 @@ struct Spec {
   constexpr Spec with_alibi(bool on = true) const { return set_flag(&Spec::alibi, on); }
   constexpr Spec with_score_bias(bool on = true) const { return set_flag(&Spec::score_bias, on); }
   constexpr Spec with_lse(bool on = true) const { return set_flag(&Spec::lse, on); }
+  constexpr Spec with_probs(bool on = true) const { return set_flag(&Spec::probs, on); }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {
