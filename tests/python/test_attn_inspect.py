@@ -34,7 +34,7 @@ def test_minilm_kernel_forward_matches_the_fp64_attention():
             assert error < 1e-5, (layer, b, error)
             assert np.all(got[b, :, :, n:] == 0.0)  # padded keys exactly 0
     # ablating a head changes the embeddings, and only from its layer on
-    assert 0.0 < 1.0 - (model.ablated(inputs, lengths, 5, 0) * embeddings).sum(-1).min() < 0.5
+    assert 0.0 < 1.0 - (model.ablated(inputs, lengths, [(5, 0)]) * embeddings).sum(-1).min() < 0.5
 
 
 def test_spec_mode_writes_a_report():

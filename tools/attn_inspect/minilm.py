@@ -56,11 +56,11 @@ class MiniLM:
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
         return (x - mean) / np.sqrt(var + self.eps) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
 
-    def _attention_weights(self, layer, ablate=None):
+    def _attention_weights(self, layer, ablate=()):
         p = f"encoder.layer.{layer}.attention."
         w_o = self.w[p + "output.dense.weight"].copy()
-        if ablate is not None:
-            w_o[:, ablate * HEAD_DIM:(ablate + 1) * HEAD_DIM] = 0.0  # head `ablate` contributes nothing
+        for head in ablate:
+            w_o[:, head * HEAD_DIM:(head + 1) * HEAD_DIM] = 0.0  # the head contributes nothing
         return {
             "w_q": self.w[p + "self.query.weight"], "b_q": self.w[p + "self.query.bias"],
             "w_k": self.w[p + "self.key.weight"], "b_k": self.w[p + "self.key.bias"],
@@ -93,10 +93,10 @@ class MiniLM:
              + self.w["embeddings.token_type_embeddings.weight"][0])
         return self._layer_norm(x, "embeddings.LayerNorm")
 
-    def layer(self, x, lengths, layer, ablate_head=None, numpy_attention=False):
-        """One encoder layer: (its output [N, S, 384], its probs [N, H, S, S])."""
+    def layer(self, x, lengths, layer, ablate=(), numpy_attention=False):
+        """One encoder layer, the heads in `ablate` zeroed: (its output [N, S, 384], its probs [N, H, S, S])."""
         p = f"encoder.layer.{layer}."
-        attended, probs = self._attention(x, lengths, self._attention_weights(layer, ablate_head), numpy_attention)
+        attended, probs = self._attention(x, lengths, self._attention_weights(layer, ablate), numpy_attention)
         x = self._layer_norm(x + attended, p + "attention.output.LayerNorm")
         hidden = x @ self.w[p + "intermediate.dense.weight"].T + self.w[p + "intermediate.dense.bias"]
         hidden = 0.5 * hidden * (1.0 + erf(hidden / np.sqrt(2.0)))  # BERT's exact GELU
@@ -120,10 +120,11 @@ class MiniLM:
             all_probs.append(probs)
         return self.pool(x, lengths), all_probs, inputs
 
-    def ablated(self, inputs, lengths, layer, head):
-        """The embeddings with head `head` of layer `layer` zeroed before the output projection, from
-        the layer inputs forward() returned (the layers before it are unchanged)."""
-        x, _ = self.layer(inputs[layer], lengths, layer, ablate_head=head)
-        for later in range(layer + 1, self.layers):
-            x, _ = self.layer(x, lengths, later)
+    def ablated(self, inputs, lengths, heads):
+        """The embeddings with the heads in `heads` ((layer, head) pairs) zeroed before the output
+        projection, from the layer inputs forward() returned (the layers before the first are unchanged)."""
+        first = min(layer for layer, _ in heads)
+        x = inputs[first]
+        for layer in range(first, self.layers):
+            x, _ = self.layer(x, lengths, layer, ablate=[h for l, h in heads if l == layer])
         return self.pool(x, lengths)

@@ -19,6 +19,7 @@ class Analysis:
     dead: list = field(default_factory=list)
     redundant: list = field(default_factory=list)
     importance: np.ndarray = None  # [L, H] or None
+    pruning: list = field(default_factory=list)  # (heads removed, 1 - mean cosine): the least important first
 
 
 def analyse(maps, layer_names):
@@ -33,6 +34,29 @@ def analyse(maps, layer_names):
         a.dead += diagnostics.dead_heads(stats, a.head_names[l * heads:(l + 1) * heads])
     a.redundant = diagnostics.redundant_pairs(a.similarity, a.head_names)
     return a
+
+
+# A head's role, named in the report when its mean is at least this.
+ROLE_SHARE = 0.5
+
+
+def _roles(a):
+    """Heads by what most of their mass goes to (ROLE_SHARE of it): lines of the report."""
+    heads = len(a.stats[0].entropy)
+    groups = {"the previous token": [], "the token itself": [], "[CLS] and [SEP] together": [],
+              "broadly (entropy at least 0.8 of uniform)": []}
+    for l, s in enumerate(a.stats):
+        for h in range(heads):
+            name = a.head_names[l * heads + h]
+            if s.previous[h] >= ROLE_SHARE:
+                groups["the previous token"].append(f"{name} ({s.previous[h]:.2f})")
+            if s.self[h] >= ROLE_SHARE:
+                groups["the token itself"].append(f"{name} ({s.self[h]:.2f})")
+            if s.first[h] + s.last[h] >= ROLE_SHARE:
+                groups["[CLS] and [SEP] together"].append(f"{name} ({s.first[h] + s.last[h]:.2f})")
+            if s.entropy_share[h] >= 0.8:
+                groups["broadly (entropy at least 0.8 of uniform)"].append(f"{name} ({s.entropy_share[h]:.2f})")
+    return [f"- **{role}** ({len(names)}): " + (", ".join(names) if names else "none") for role, names in groups.items()]
 
 
 def _table(a):
@@ -60,8 +84,8 @@ def write(a, folder, name, title, preamble, example, max_pairs=25):
     grids = []
     for l, layer_name in enumerate(a.layer_names):
         path = pictures / f"{layer_name}.png"
-        plots.layer_grid(path, a.maps[l][index], tokens, f"{layer_name}: attention of every head on "
-                         f"\"{' '.join(tokens)}\"" if len(tokens) < 14 else f"{layer_name}, input {index}")
+        plots.layer_grid(path, a.maps[l][index], tokens,
+                         f"{layer_name}, input {index}: each head's probabilities (rows: queries, columns: keys)")
         grids.append(path)
     plots.similarity_matrix(pictures / "similarity.png", a.similarity, a.head_names, heads,
                             "mean Jensen-Shannon divergence between heads' attention rows")
@@ -84,10 +108,15 @@ def write(a, folder, name, title, preamble, example, max_pairs=25):
            f"the two heads' rows below {t.REDUNDANT_JS_BITS:.2f}, averaged over every row of every input.",
            "", "## Dead heads", ""]
     out += [f"- {name}: {why}" for name, why in a.dead] or ["None by these thresholds."]
-    out += ["", f"## Redundant pairs ({len(a.redundant)})", ""]
-    out += [f"- {x} ~ {y}: {js:.3f} bits" for x, y, js in a.redundant[:max_pairs]] or ["None below the threshold."]
-    if len(a.redundant) > max_pairs:
-        out.append(f"- ... and {len(a.redundant) - max_pairs} more")
+    out += ["", f"## Head roles (at least {ROLE_SHARE:.1f} of the mass on average)", "", *_roles(a)]
+    same_layer = [p for p in a.redundant if p[0].split(".")[0] == p[1].split(".")[0]]
+    across = [p for p in a.redundant if p[0].split(".")[0] != p[1].split(".")[0]]
+    for label, pairs in ((f"Redundant pairs within a layer ({len(same_layer)})", same_layer),
+                         (f"Redundant pairs across layers ({len(across)})", across)):
+        out += ["", f"## {label}", ""]
+        out += [f"- {x} ~ {y}: {js:.3f} bits" for x, y, js in pairs[:max_pairs]] or ["None below the threshold."]
+        if len(pairs) > max_pairs:
+            out.append(f"- ... and {len(pairs) - max_pairs} more")
     if a.importance is not None:
         order = np.argsort(a.importance, axis=None)[::-1]
         names = [a.head_names[i] for i in order]
@@ -99,6 +128,10 @@ def write(a, folder, name, title, preamble, example, max_pairs=25):
                 "measured on the embeddings instead of a task metric).", "",
                 "Most important: " + ", ".join(f"{n} ({v:.4f})" for n, v in zip(names[:8], values[:8])) + ".", "",
                 "Least important: " + ", ".join(f"{n} ({v:.5f})" for n, v in zip(names[-8:], values[-8:])) + "."]
+    if a.pruning:
+        out += ["", "Removed together, the least important heads first (1 - mean cosine to the full model's "
+                "embeddings):", "", "| heads removed | of all | 1 - mean cosine |", "| --- | --- | --- |"]
+        out += [f"| {count} | {count / a.importance.size:.0%} | {gap:.4f} |" for count, gap in a.pruning]
     rel = lambda p: f"{name}/{p.name}"  # noqa: E731
     out += ["", "## Pictures", "", f"![per-head statistics]({rel(pictures / 'stats.png')})", "",
             f"![head similarity]({rel(pictures / 'similarity.png')})", ""]
