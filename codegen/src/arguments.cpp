@@ -122,6 +122,7 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
     append_mask_inputs(s, "Sq", "Sk", args);
     args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true, t));
     if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h, "H")}, true));
+    if (s.probs) args.push_back(tensor("probs", {sym("B"), fix(h, "H"), sym("Sq"), sym("Sk")}, true));
     return args;
   }
   args.push_back(tensor("x", {sym("B"), sym("S"), fix(m, "d_model")}, false, t));
@@ -153,6 +154,7 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
   append_mask_inputs(s, "S", "S", args);
   args.push_back(tensor("out", {sym("B"), sym("S"), fix(m, "d_model")}, true, t));
   if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("S"), fix(h, "H")}, true));
+  if (s.probs) args.push_back(tensor("probs", {sym("B"), fix(h, "H"), sym("S"), sym("S")}, true));
   return args;
 }
 

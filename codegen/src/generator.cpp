@@ -11,6 +11,7 @@
 #include "attnc/arguments.h"
 #include "attnc/core_algorithm.h"
 #include "attnc/core_rows.h"
+#include "attnc/probs_output.h"
 #include "attnc/projection.h"
 #include "attnc/rope.h"
 #include "attnc/schedule_cpu.h"
@@ -93,6 +94,16 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     if (gpu_ && (runs_per_sequence(spec_) || spec_.rope != attn::Rope::none))
       throw Halide::CompileError("attnc: kv_cache, rope and layout=varlen run on CPU targets only");
+    if (gpu_ && spec_.probs) {
+      const Halide::Target named =
+          target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
+      throw Halide::CompileError("attnc: probs=true on " + named.to_string() +
+                                 ": the probs output has a CPU schedule only; build it for CPU targets");
+    }
+    // probs [B, H, Sq, Sk] is one matrix per batch element of one head size: per-sequence
+    // kernels (a cache, varlen) and head groups have no such shape yet.
+    if (spec_.probs && (runs_per_sequence(spec_) || spec_.group_count != 0))
+      throw Halide::CompileError("attnc: probs=true does not combine with kv_cache, layout=varlen or head_groups");
     if (append) {
       generate_append();
     } else if (spec_.form == attn::Form::core) {
@@ -154,17 +165,28 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     in.score_bias = optional_input("score_bias");
   }
 
-  // Hands the core's result to the outputs: out directly, or out and lse from the Tuple.
-  void set_core_outputs(bool with_lse, const Func &core_out, const Func &out_value) {
-    if (!with_lse) {
-      (*outputs_.at("out")) = out_value;
-      return;
-    }
+  // The spec the core is defined from: with probs, the core also keeps each row's lse, which
+  // the probs stage normalizes by (no lse output unless the spec asks for one). Without probs,
+  // the spec itself.
+  attn::Spec core_spec() const {
+    attn::Spec s = spec_;
+    s.lse = s.lse || s.probs;
+    return s;
+  }
+
+  // Hands the core's result to the outputs: out directly, or out and lse from the Tuple; and
+  // with probs, the probabilities (in: the core's q, k and masks).
+  void set_core_outputs(bool with_lse, const Func &core_out, const Func &out_value, const CoreInputs &in) {
+    (*outputs_.at("out")) = out_value;
+    if (!with_lse) return;
     Var h("h"), i("i"), b("b");
     Func lse("lse_rows");
     lse(h, i, b) = core_out(0, h, i, b)[1];
-    (*outputs_.at("out")) = out_value;
-    (*outputs_.at("lse")) = lse;
+    if (spec_.lse) (*outputs_.at("lse")) = lse;
+    if (!spec_.probs) return;
+    ProbsFuncs probs = define_probs(in, spec_, lse);
+    schedule_probs_cpu(probs, tiles_.vector_width);
+    (*outputs_.at("probs")) = probs.probs;
   }
 
   // The cache's new slots: k_new rotated at its tokens' positions (the token dim's coordinates,
@@ -235,33 +257,34 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       in.k_bf16 = input("k");
       in.v_bf16 = input("v");
     }
+    const attn::Spec core = core_spec();
     Func result;
     bool with_lse = false;
     if (gpu_) {
       // Every core path is the block core on a GPU (a thread per query row, gpu_tiles()).
-      CoreFuncs core = define_core(in, spec_, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
-      schedule_core_gpu(core, gpu_tiles_);
-      result = core.out;
-      with_lse = core.with_lse;
+      CoreFuncs funcs = define_core(in, core, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
+      schedule_core_gpu(funcs, gpu_tiles_);
+      result = funcs.out;
+      with_lse = funcs.with_lse;
     } else if (std::string(core_path) == "split_keys") {
-      SplitKeysFuncs split = define_split_keys(in, spec_, tiles_.split_keys_chunk, tiles_.split_keys_dots,
+      SplitKeysFuncs split = define_split_keys(in, core, tiles_.split_keys_chunk, tiles_.split_keys_dots,
                                                tiles_.split_keys_lanes);
       schedule_split_keys_cpu(split, tiles_);
       result = split.out;
       with_lse = split.with_lse;
     } else if (whole_row_core(spec_) && std::string(core_path) != "blocks") {
-      RowsFuncs rows = define_core_rows(in, spec_, tiles_.query_tile, tiles_.pv_rows);
+      RowsFuncs rows = define_core_rows(in, core, tiles_.query_tile, tiles_.pv_rows);
       schedule_core_rows_cpu(rows, tiles_);
       result = rows.out;
       with_lse = rows.with_lse;
     } else {
-      CoreFuncs core = define_core(in, spec_, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
-      schedule_core_cpu(core, tiles_);
-      result = core.out;
-      with_lse = core.with_lse;
+      CoreFuncs funcs = define_core(in, core, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
+      schedule_core_cpu(funcs, tiles_);
+      result = funcs.out;
+      with_lse = funcs.with_lse;
     }
     if (!with_lse) {
-      set_core_outputs(false, result, result);
+      set_core_outputs(false, result, result, in);
       return;
     }
     Var dv("dv"), h("h"), i("i"), b("b");
@@ -269,7 +292,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     out(dv, h, i, b) = result(dv, h, i, b)[0];
     // On a GPU target both outputs are taken apart on the host, from the core's copy there.
     if (!gpu_) out.vectorize(dv, tiles_.pv_vector);
-    set_core_outputs(true, result, out);
+    set_core_outputs(true, result, out, in);
   }
 
   // The q, k and v projections' outputs, each y(row, i, b), and the first row of each part in
@@ -325,8 +348,11 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
   // The attention core over one head group's slices of the projections.
-  CoreFuncs attend_group(const HeadGroupSlice &slice, const ProjectedRows &rows, const Expr &seq) {
-    const attn::Spec &g = slice.spec;
+  // used: where to keep the core's inputs (the probs stage reads them), or null.
+  CoreFuncs attend_group(const HeadGroupSlice &slice, const ProjectedRows &rows, const Expr &seq,
+                         CoreInputs *used = nullptr) {
+    attn::Spec g = slice.spec;
+    g.lse = g.lse || spec_.probs;  // probs normalize by the core's lse
     Var d("d"), h("h"), i("i"), b("b");
     Func q(slice.prefix + "q_heads"), k(slice.prefix + "k_heads"), v(slice.prefix + "v_heads");
     q(d, h, i, b) = rows.q(rows.q_first + slice.q_row + h * g.head_dim + d, i, b);
@@ -339,6 +365,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     in.masks.mask = heads_from(in.masks.mask, slice.first_head, 2, slice.prefix + "mask");
     in.score_bias = heads_from(in.score_bias, slice.first_head, 2, slice.prefix + "score_bias");
     in.alibi_slopes = heads_from(in.alibi_slopes, slice.first_head, 0, slice.prefix + "alibi_slopes");
+    if (used != nullptr) *used = in;
     if (gpu_) {
       const GpuTiles t = spec_.group_count == 0 ? gpu_tiles_ : gpu_tiles(g);
       CoreFuncs core = define_core(in, g, t.key_block, t.query_tile, t.pv_rows);
@@ -409,7 +436,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     // One core per head group (one in all without groups), each with its own tiles and scale.
     const std::vector<HeadGroupSlice> slices = head_group_slices();
     std::vector<CoreFuncs> cores;
-    for (const HeadGroupSlice &slice : slices) cores.push_back(attend_group(slice, projected, seq));
+    CoreInputs first_inputs;  // the one core's inputs, for probs (no groups then)
+    for (const HeadGroupSlice &slice : slices)
+      cores.push_back(attend_group(slice, projected, seq, cores.empty() ? &first_inputs : nullptr));
     const bool with_lse = cores.front().with_lse;
 
     // Merge heads group by group: the group's column j of the merged activations is its head
@@ -443,6 +472,10 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     } else {
       Var tokens("tokens");
       result.compute_root().fuse(i, b, tokens).parallel(tokens).vectorize(j, tiles_.vector_width);
+    }
+    if (spec_.probs) {  // one group (generate() refuses probs with head groups)
+      set_core_outputs(with_lse, cores.front().out, result, first_inputs);
+      return;
     }
     (*outputs_.at("out")) = result;
     if (with_lse) {

@@ -137,6 +137,7 @@ std::string kernel_id(const Spec &spec) {
     if (s.rope_theta != 10000.0f) id += "_th" + hex(std::bit_cast<uint32_t>(s.rope_theta), 8);
   }
   if (s.layout == Layout::varlen) id += "_varlen";
+  if (s.probs) id += "_probs";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

@@ -41,14 +41,15 @@ enum class Key {
   rope,
   rope_theta,
   rope_dim,
-  layout
+  layout,
+  probs
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
     "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "rope", "rope_theta", "rope_dim", "layout"};
+    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::layout) + 1);
+static_assert(key_count == static_cast<int>(Key::probs) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -168,6 +169,8 @@ class SpecBuilder {
         if (value != "dense" && value != "varlen") return bad(key, value, "is not one of dense|varlen");
         spec = spec.with_layout(value == "varlen" ? Layout::varlen : Layout::dense);
         return std::nullopt;
+      case Key::probs:
+        return set_bool(key, value, &Spec::with_probs);
     }
     return bad(key, value, "is not handled");
   }
@@ -341,6 +344,8 @@ std::string to_string(const Spec &spec) {
     out += " rope_theta=" + float_text(s.rope_theta) + " rope_dim=" + std::to_string(s.rope_dim);
   }
   if (s.layout == Layout::varlen) out += " layout=varlen";
+  // Printed only when on, so that older specs keep their text (and manifests).
+  if (s.probs) out += " probs=true";
   return out;
 }
 

@@ -70,6 +70,8 @@ TEST_CASE("parts for mask_block and the score modifiers, only when set") {
   CHECK(attn::kernel_id(gpt2.with_alibi()) == "attn_core_h12_kv12_d64_f32_alibi");
   CHECK(attn::kernel_id(gpt2.with_score_bias()) == "attn_core_h12_kv12_d64_f32_bias_t");
   CHECK(attn::kernel_id(gpt2.with_lse()) == "attn_core_h12_kv12_d64_f32_lse");
+  CHECK(attn::kernel_id(gpt2.with_probs()) == "attn_core_h12_kv12_d64_f32_probs");
+  CHECK(attn::kernel_id(gpt2.with_lse().with_probs()) == "attn_core_h12_kv12_d64_f32_lse_probs");
   CHECK(attn::kernel_id(gpt2.causal().with_align(attn::Align::top_left)) == "attn_core_h12_kv12_d64_f32_causal_tl");
   CHECK(attn::kernel_id(gpt2.causal().with_align(attn::Align::bottom_right)) == "attn_core_h12_kv12_d64_f32_causal");
   CHECK(attn::kernel_id(gpt2.block()
@@ -83,7 +85,7 @@ TEST_CASE("parts for mask_block and the score modifiers, only when set") {
                             .with_lse()) ==
         "attn_block_m768_h12_kv12_d64_f32_causal_mb128_sep_bias_s3dcccccd_cap41f00000_alibi_bias_t_lse");
   // Switched off, they leave the id as it was.
-  CHECK(attn::kernel_id(gpt2.with_alibi(false).with_score_bias(false).with_lse(false)) ==
+  CHECK(attn::kernel_id(gpt2.with_alibi(false).with_score_bias(false).with_lse(false).with_probs(false)) ==
         "attn_core_h12_kv12_d64_f32");
 }
 

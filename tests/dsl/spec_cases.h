@@ -85,6 +85,8 @@ inline constexpr SpecCase spec_cases[] = {
     {"core, alibi", detail::core64.causal().with_alibi()},
     {"core, score bias", detail::core64.with_score_bias()},
     {"core, lse", detail::gpt2.causal().with_lse()},
+    {"core, probs", detail::gpt2.causal().with_probs()},
+    {"block, probs and lse", detail::gpt2.block().with_mask(attn::padding()).with_lse().with_probs()},
     {"core, every modifier", detail::core64.with_mask(attn::causal() & attn::padding())
                                  .with_softcap(30.0f)
                                  .with_alibi()

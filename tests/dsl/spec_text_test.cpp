@@ -148,7 +148,7 @@ TEST_CASE("parse_spec rejects malformed pairs") {
   CHECK(spec_error("heads=12 head=64") ==
         "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, head_groups, form, "
         "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, rope, "
-        "rope_theta, rope_dim, layout)");
+        "rope_theta, rope_dim, layout, probs)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");
@@ -195,6 +195,7 @@ TEST_CASE("parse_spec rejects bad values, naming key and value") {
   CHECK(spec_error("alibi=1") == "key 'alibi': '1' is not one of true|false");
   CHECK(spec_error("score_bias=true") == "key 'score_bias': 'true' is not one of none|tensor");
   CHECK(spec_error("lse=yes") == "key 'lse': 'yes' is not one of true|false");
+  CHECK(spec_error("probs=1") == "key 'probs': '1' is not one of true|false");
   CHECK(spec_error("align=top") == "key 'align': 'top' is not one of bottom_right|top_left");
 }
 
@@ -229,6 +230,20 @@ TEST_CASE("unset keys of the newer fields") {
                                                .with_alibi()
                                                .with_score_bias()
                                                .with_lse()));
+}
+
+TEST_CASE("probs: printed only when on, parsed both ways") {
+  const attn::Spec plain = attn::attention().with_heads(2).with_head_dim(16).causal();
+  CHECK(attn::to_string(plain).find("probs") == std::string::npos);
+  const std::string text = attn::to_string(plain.with_probs());
+  CHECK(text.ends_with(" lse=false probs=true"));
+  const attn::ParseResult parsed = attn::parse_spec(text);
+  REQUIRE(parsed.ok);
+  CHECK(parsed.spec.probs);
+  CHECK(attn_test::same_resolved(parsed.spec, plain.with_probs()));
+  const attn::ParseResult off = attn::parse_spec("heads=2 head_dim=16 probs=false");
+  REQUIRE(off.ok);
+  CHECK_FALSE(off.spec.probs);
 }
 
 TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {

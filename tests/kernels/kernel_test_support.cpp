@@ -187,6 +187,7 @@ Call make_core_call(const attn::Spec &s, int batch, int seq_q, int seq_k, bool p
   input("v", {batch, seq_k, s.kv_heads, s.head_dim_v});
   call.tensors.emplace("out", Tensor({batch, seq_q, s.heads, s.head_dim_v}, padded, output_sentinel));
   if (s.lse) call.tensors.emplace("lse", Tensor({batch, seq_q, s.heads}, padded, output_sentinel));
+  if (s.probs) call.tensors.emplace("probs", Tensor({batch, s.heads, seq_q, seq_k}, padded, output_sentinel));
   return call;
 }
 
@@ -220,6 +221,7 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
   if (s.proj_bias) input("b_o", {m}, out_bound);
   call.tensors.emplace("out", Tensor({batch, seq, m}, padded, output_sentinel));
   if (s.lse) call.tensors.emplace("lse", Tensor({batch, seq, s.heads}, padded, output_sentinel));
+  if (s.probs) call.tensors.emplace("probs", Tensor({batch, s.heads, seq, seq}, padded, output_sentinel));
   return call;
 }
 
@@ -334,6 +336,7 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   o.alibi = s.alibi;
   o.score_bias = s.score_bias;
   o.top_left = s.align == attn::Align::top_left;
+  o.probs = s.probs;
   o.inputs.key_lengths = index_view("key_lengths");
   o.inputs.prefix_lengths = index_view("prefix_lengths");
   o.inputs.segment_ids_q = index_view("segment_ids_q");
@@ -349,6 +352,8 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
     e.exact_lse = std::move(exact.lse);
     e.naive = std::move(naive.out);
     e.naive_lse = std::move(naive.lse);
+    e.exact_probs = std::move(exact.probs);
+    e.naive_probs = std::move(naive.probs);
   };
   if (s.form == attn::Form::core) {
     take(reference::core_reference(view("q"), view("k"), view("v"), o),
@@ -513,6 +518,18 @@ void run_and_check(const attn::Spec &spec, const attn_kernel *kernel, Call &call
     CAPTURE(lse);
     CHECK(lse.pass());
   }
+  if (spec.probs) {
+    const Comparison probs = compare(call.tensors.at("probs"), probs_expected(expected));
+    CAPTURE(probs);
+    CHECK(probs.pass());
+  }
+}
+
+Expected probs_expected(const Expected &expected) {
+  Expected probs;
+  probs.exact = expected.exact_probs;
+  probs.naive = expected.naive_probs;
+  return probs;
 }
 
 }  // namespace attnc::test

@@ -115,15 +115,19 @@ std::ostream &operator<<(std::ostream &os, MaskShape shape);
 void add_runtime_inputs(const attn::Spec &resolved, Call &call, int batch, int seq_q, int seq_k, bool padded,
                         MaskShape mask_shape, std::mt19937 &rng);
 
-// The fp64 reference and the naive fp32 result (out, and lse [B,Sq,H]) for a call made by
-// make_core_call / make_block_call (+ add_runtime_inputs).
+// The fp64 reference and the naive fp32 result (out, lse [B,Sq,H] and probs [B,H,Sq,Sk]) for a
+// call made by make_core_call / make_block_call (+ add_runtime_inputs).
 struct Expected {
   std::vector<double> exact;
   std::vector<float> naive;
   std::vector<double> exact_lse;
   std::vector<float> naive_lse;
+  std::vector<double> exact_probs;  // when the spec has probs
+  std::vector<float> naive_probs;
 };
 Expected expected_result(const attn::Spec &resolved, const Call &call);
+// The probabilities as the expected result, for compare() (its pass rule, applied to probs).
+Expected probs_expected(const Expected &expected);
 
 // The pass rule: max|out - exact| <= 2 max|naive - exact| + 1e-5, no NaN in out, padding untouched.
 struct Comparison {
@@ -198,7 +202,7 @@ NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact,
   return c;
 }
 
-// Runs the call (it must succeed) and checks out, and lse when the spec has it, against the
+// Runs the call (it must succeed) and checks out, and lse and probs when the spec has them, against the
 // reference with the pass rules above, as doctest CHECKs (the caller's CAPTUREs show on failure).
 void run_and_check(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
 

@@ -87,6 +87,7 @@ Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, con
   Result<T> r;
   r.out.assign(static_cast<size_t>(batch * seq_q * heads * head_dim_v), T(0));
   r.lse.assign(static_cast<size_t>(batch * seq_q * heads), -std::numeric_limits<T>::infinity());
+  if (o.probs) r.probs.assign(static_cast<size_t>(batch * heads * seq_q * seq_k), T(0));
   std::vector<T> weight(static_cast<size_t>(seq_k));
   std::vector<char> kept(static_cast<size_t>(seq_k));
   std::vector<T> acc(static_cast<size_t>(head_dim_v));
@@ -131,6 +132,10 @@ Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, con
         T *out_row = &r.out[static_cast<size_t>(row * head_dim_v)];
         for (int64_t e = 0; e < head_dim_v; ++e) out_row[e] = acc[e] / running_sum;
         r.lse[static_cast<size_t>(row)] = running_max + std::log(running_sum);
+        if (!o.probs) continue;
+        T *probs_row = &r.probs[static_cast<size_t>(((b * heads + h) * seq_q + i) * seq_k)];
+        for (int64_t j = 0; j < seq_k; ++j)
+          if (kept[j]) probs_row[j] = weight[j] / running_sum;
       }
     }
   }

@@ -98,6 +98,7 @@ struct Options {
   bool alibi = false;       // s -= alibi_slopes[h] * |q' - k|
   bool score_bias = false;  // s += score_bias[b, h, i, k]
   bool top_left = false;    // q' = i (PyTorch's is_causal) instead of i + Lk - Sq
+  bool probs = false;       // also return the probabilities (Result::probs)
   RuntimeInputs inputs;
 };
 
@@ -122,11 +123,13 @@ std::vector<int64_t> random_key_blocks(uint32_t seed, int64_t query_block, int n
 double default_scale(int head_dim);
 
 // out: dense [B, Sq, H, Dv] (core) or [B, S, M] (block); lse: dense [B, Sq, H], -inf for a row
-// with no kept key (whose out is 0).
+// with no kept key (whose out is 0); with Options::probs, probs: dense [B, H, Sq, Sk], the
+// softmax of each row over its kept keys, 0 for a masked key (all 0 in a row with none kept).
 template <class T>
 struct Result {
   std::vector<T> out;
   std::vector<T> lse;
+  std::vector<T> probs;
 };
 
 // q: [B, Sq, H, D], k: [B, Sk, KVH, D], v: [B, Sk, KVH, Dv]. Head h reads k/v head h / (H / KVH).

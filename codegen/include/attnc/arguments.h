@@ -34,7 +34,8 @@ struct ArgSpec {
 // With kv_cache (issue 24): q, k_new [B,Sq,KVH,D], v_new [B,Sq,KVH,Dv], k_cache and v_cache
 // (in-out: [B,Smax,KVH,D|Dv], or paged [num_pages,P,KVH,D|Dv] then block_table [B,max_pages]),
 // cache_seqlens [B]. layout=varlen: q [total_q,H,D], k/v [total_k,KVH,D|Dv], cu_seqlens_q and
-// cu_seqlens_k [B+1], out [total_q,H,Dv], lse [total_q,H].
+// cu_seqlens_k [B+1], out [total_q,H,Dv], lse [total_q,H]. probs=true adds the output probs
+// [B,H,Sq,Sk] f32 (block form: Sq = Sk = S).
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &resolved);
 
 // A kernel with a KV cache or the varlen layout runs its attention one sequence at a time: its

@@ -66,6 +66,9 @@ struct Spec {
   bool alibi = false;       // runtime alibi_slopes [H] f32: s -= slope_h * |q' - k|
   bool score_bias = false;  // runtime score_bias f32, shaped and broadcast like the mask tensor
   bool lse = false;         // also output lse [B,Sq,H]: log-sum-exp of the kept scores, -inf if none
+  // Also output probs [B,H,Sq,Sk] f32: the softmax after masking and modifiers (0 where masked),
+  // for inspection; B·H·Sq·Sk floats, the one output that grows with Sq·Sk.
+  bool probs = false;
   Align align = Align::bottom_right;
   // Block form, heads of several sizes: group_count > 0 groups, heads and dims from them
   // (heads = the sum; head_dim and head_dim_v = the widest group's), a scale per group.
@@ -178,6 +181,7 @@ struct Spec {
     s.layout = l;
     return s;
   }
+  constexpr Spec with_probs(bool on = true) const { return set_flag(&Spec::probs, on); }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {

@@ -1,0 +1,229 @@
+"""Kernel libraries (attnc gen --shared) opened through the runtime, their kernels, and runs on NumPy arrays."""
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _capi
+from .errors import AttnError, DTypeError, MissingTensorError, RankError, ShapeError, UnknownTensorError, error_for
+
+# attn_dtype -> (name, the NumPy dtype an array of it has). bf16 travels as its bit patterns (uint16).
+DTYPES = {
+    _capi.F32: ("f32", np.dtype(np.float32)),
+    _capi.F16: ("f16", np.dtype(np.float16)),
+    _capi.BF16: ("bf16", np.dtype(np.uint16)),
+    _capi.I32: ("i32", np.dtype(np.int32)),
+    _capi.U8: ("u8", np.dtype(np.uint8)),
+}
+
+
+def _text(raw):
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def _check(lib, status):
+    if status != 0:
+        raise error_for(status, _text(lib.attn_last_error()))
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument as the kernel declares it. shape: outermost first, an int where the spec fixes
+    the size, else the run-time size's name ("B", "Sq", "Sk", "S"); labels: every dim's name ("H",
+    "D", ... for fixed sizes). broadcast: the dims (outermost = 0) a caller may give as 1;
+    min_rank: the fewest dims a caller may give (leading ones left out), 0 when all are needed."""
+
+    name: str
+    dtype: str
+    numpy_dtype: np.dtype
+    code: int  # attn_dtype
+    shape: tuple
+    labels: tuple
+    is_output: bool
+    broadcast: tuple
+    min_rank: int
+
+    def __str__(self):
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{'out' if self.is_output else 'in '} {self.name} {self.dtype}[{dims}]"
+
+
+class Kernel:
+    """A kernel of an open Library; valid while the library is open."""
+
+    def __init__(self, library, handle):
+        self._library = library
+        self._handle = handle
+        lib = library._lib
+        self.id = _text(lib.attn_kernel_id(handle))
+        self.spec = _text(lib.attn_kernel_spec(handle))
+        self.target = _text(lib.attn_kernel_target(handle))
+        self.args = tuple(self._argument(i) for i in range(lib.attn_kernel_arg_count(handle)))
+
+    def _argument(self, index):
+        info = _capi.ArgInfo()
+        _check(self._library._lib, self._library._lib.attn_kernel_arg(self._handle, index, ctypes.byref(info)))
+        names = [_text(info.dim_names[d]) for d in range(info.rank)]
+        shape = tuple(int(info.fixed_shape[d]) if info.fixed_shape[d] > 0 else names[d] for d in range(info.rank))
+        dtype_name, numpy_dtype = DTYPES[info.dtype]
+        broadcast = tuple(d for d in range(info.rank) if info.broadcast_dims >> d & 1)
+        return Argument(_text(info.name), dtype_name, numpy_dtype, int(info.dtype), shape, tuple(names),
+                        bool(info.is_output),
+                        broadcast, int(info.min_rank))
+
+    @property
+    def inputs(self):
+        return tuple(a for a in self.args if not a.is_output)
+
+    @property
+    def outputs(self):
+        return tuple(a for a in self.args if a.is_output)
+
+    def __repr__(self):
+        return f"<attnc.Kernel {self.id}>"
+
+    def set_threads(self, threads):
+        """Threads of the kernel's pool (0: one per core), for every kernel sharing the pool."""
+        lib = self._library._lib
+        _check(lib, lib.attn_kernel_set_threads(self._handle, int(threads)))
+
+    def sizes(self, **inputs):
+        """The run-time sizes ({"B": 2, "Sq": 7, ...}) the inputs give, checked as attn_run checks
+        them: dtype, rank (leading dims left out only where they broadcast), fixed sizes, equal
+        sizes for equal names. Raises DTypeError, RankError, ShapeError, MissingTensorError or
+        UnknownTensorError."""
+        known = {a.name: a for a in self.args}
+        for name in inputs:
+            if name not in known:
+                raise UnknownTensorError(f"kernel '{self.id}' takes no tensor '{name}' (it takes "
+                                         + ", ".join(a.name for a in self.args) + ")")
+        sizes = {}
+        for arg in self.inputs:
+            if arg.name not in inputs:
+                raise MissingTensorError(f"kernel '{self.id}' needs the tensor '{arg.name}' ({arg})")
+            self._bind(arg, inputs[arg.name], sizes)
+        return sizes
+
+    def _bind(self, arg, array, sizes):
+        if not isinstance(array, np.ndarray):
+            raise DTypeError(f"'{arg.name}' must be a NumPy array, not {type(array).__name__}")
+        if array.dtype != arg.numpy_dtype:
+            hint = " (bf16 as its bit patterns: attnc.to_bf16(x))" if arg.dtype == "bf16" else ""
+            raise DTypeError(f"'{arg.name}' must be {arg.dtype} (NumPy {arg.numpy_dtype}){hint}, "
+                             f"got {array.dtype}")
+        rank = len(arg.shape)
+        lowest = arg.min_rank or rank
+        left_out = rank - array.ndim
+        if array.ndim > rank or array.ndim < lowest or any(d not in arg.broadcast for d in range(max(left_out, 0))):
+            allowed = f"{rank}" if lowest == rank else f"{lowest} to {rank}"
+            raise RankError(f"'{arg.name}' must have {allowed} dims ({arg}), got shape {array.shape}")
+        for d in range(left_out, rank):
+            given = int(array.shape[d - left_out])
+            want = arg.shape[d]
+            if given == 1 and d in arg.broadcast:
+                continue
+            if isinstance(want, int):
+                if given != want:
+                    raise ShapeError(f"'{arg.name}' dim {d} ({arg.labels[d]}) must be {want} ({arg}), "
+                                     f"got shape {array.shape}")
+            elif sizes.setdefault(want, given) != given:
+                raise ShapeError(f"'{arg.name}' dim {d} is {want} = {given}, but another tensor gives "
+                                 f"{want} = {sizes[want]}")
+
+    def output_shapes(self, **inputs):
+        """{name: shape} of every output for these inputs."""
+        sizes = self.sizes(**inputs)
+        return {a.name: tuple(d if isinstance(d, int) else sizes.get(d, 1) for d in a.shape) for a in self.outputs}
+
+    def __call__(self, **tensors):
+        return self.run(**tensors)
+
+    def run(self, **tensors):
+        """Runs the kernel on NumPy arrays given by argument name and returns {name: array} of its
+        outputs: those given (C-contiguous, writeable, of the kernel's dtype and shape) are written
+        in place, the others allocated. Inputs are checked here first (see sizes()); what the runtime
+        refuses (a value out of range, an unsupported CPU, ...) raises its status's exception with
+        its message."""
+        lib = self._library._lib
+        self._library._check_open()
+        outputs = {a.name for a in self.outputs}
+        inputs = {k: v for k, v in tensors.items() if k not in outputs}
+        shapes = self.output_shapes(**inputs)
+        results = {}
+        for arg in self.outputs:
+            given = tensors.get(arg.name)
+            if given is None:
+                results[arg.name] = np.empty(shapes[arg.name], dtype=arg.numpy_dtype)
+                continue
+            if not isinstance(given, np.ndarray) or given.dtype != arg.numpy_dtype:
+                raise DTypeError(f"output '{arg.name}' must be a {arg.numpy_dtype} NumPy array ({arg})")
+            if given.shape != shapes[arg.name]:
+                raise ShapeError(f"output '{arg.name}' must have shape {shapes[arg.name]}, got {given.shape}")
+            if not given.flags.c_contiguous or not given.flags.writeable:
+                raise AttnError(f"output '{arg.name}' must be C-contiguous and writeable", 9)
+            results[arg.name] = given
+        arrays = {name: np.ascontiguousarray(a) for name, a in inputs.items()}
+        arrays.update(results)
+        keep = []  # the shape arrays, alive until attn_run returns
+        c_args = (_capi.Arg * len(arrays))()
+        for n, (name, array) in enumerate(arrays.items()):
+            shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+            keep.append(shape)
+            c_args[n].name = name.encode()
+            c_args[n].tensor = _capi.Tensor(array.ctypes.data, self._arg(name).code, array.ndim, shape, None)
+        _check(lib, lib.attn_run(self._handle, c_args, len(arrays)))
+        return results
+
+    def _arg(self, name):
+        return next(a for a in self.args if a.name == name)
+
+
+class Library:
+    """A shared kernel library (attnc gen --shared), opened by the runtime. verify=False opens it
+    without checking the file's SHA-256 against its manifest (attn_library_open_unverified).
+    runtime: the path of libattnc_runtime.so (else $ATTNC_RUNTIME, ...: see attnc.runtime_path)."""
+
+    def __init__(self, path, verify=True, runtime=None):
+        self._lib = _capi.runtime(runtime)
+        self.path = str(path)
+        handle = ctypes.c_void_p()
+        opener = self._lib.attn_library_open if verify else self._lib.attn_library_open_unverified
+        _check(self._lib, opener(self.path.encode(), ctypes.byref(handle)))
+        self._handle = handle
+        count = self._lib.attn_library_kernel_count(handle)
+        self.kernels = tuple(Kernel(self, self._lib.attn_library_kernel_at(handle, i)) for i in range(count))
+
+    def _check_open(self):
+        if self._handle is None:
+            raise AttnError(f"the library {self.path} is closed", 1)
+
+    def kernel(self, kernel_id):
+        """The kernel with that id (UnknownKernelError names the ids there are)."""
+        self._check_open()
+        for k in self.kernels:
+            if k.id == kernel_id:
+                return k
+        handle = ctypes.c_void_p()
+        _check(self._lib, self._lib.attn_library_find_kernel(self._handle, kernel_id.encode(), ctypes.byref(handle)))
+        raise AttnError(f"kernel '{kernel_id}' found by the runtime but not listed", 2)
+
+    def __getitem__(self, kernel_id):
+        return self.kernel(kernel_id)
+
+    def close(self):
+        """Unloads the library; its kernels are invalid afterwards."""
+        if self._handle is not None:
+            self._lib.attn_library_close(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
