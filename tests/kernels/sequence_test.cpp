@@ -52,11 +52,15 @@ ref::RopeOptions rope_of(const attn::Spec &s) {
   return {s.rope, s.rope_theta, s.rope_dim};
 }
 
-ref::Options options_of(const attn::Spec &s) {
+// The reference's options for a spec; alibi reads the call's alibi_slopes.
+ref::Options options_of(const attn::Spec &s, const Call &call) {
   ref::Options o;
   o.scale = scale_of(s);
   o.mask = s.mask;
   o.mask_block = s.mask_block;
+  o.softcap = s.has_softcap ? s.softcap : 0.0;
+  o.alibi = s.alibi;
+  if (s.alibi) o.inputs.alibi_slopes = call.tensors.at("alibi_slopes").view();
   return o;
 }
 
@@ -85,10 +89,10 @@ struct Want {
 };
 
 // Appends one sequence's attention (q, k, v row-major; already rotated) to want.
-void add_sequence(Want &want, const attn::Spec &s, const std::vector<double> &q, const std::vector<double> &k,
+void add_sequence(Want &want, const attn::Spec &s, const Call &call, const std::vector<double> &q, const std::vector<double> &k,
                   const std::vector<double> &v, const std::vector<float> &qf, const std::vector<float> &kf,
                   const std::vector<float> &vf, int seq_q, int seq_k) {
-  const ref::Options o = options_of(s);
+  const ref::Options o = options_of(s, call);
   const size_t out_n = size_t(seq_q) * s.heads * s.head_dim_v, lse_n = size_t(seq_q) * s.heads;
   const size_t o0 = want.out.size(), l0 = want.lse.size();
   want.out.resize(o0 + out_n);
@@ -237,6 +241,11 @@ CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector
       for (int p = 0; p < c.max_pages; ++p) table.logical(int64_t{b} * c.max_pages + p) = c.table[size_t(b)][size_t(p)];
     c.call.index_tensors.emplace("block_table", std::move(table));
   }
+  if (s.alibi) {
+    Tensor slopes({h}, false, nan_value);
+    for (int64_t n = 0; n < h; ++n) slopes.logical(n) = 0.05f + 0.2f * static_cast<float>(n);
+    c.call.tensors.emplace("alibi_slopes", std::move(slopes));
+  }
   c.call.tensors.emplace("out", filled({batch, seq_q, h, dv}, output_sentinel));
   if (s.lse) c.call.tensors.emplace("lse", filled({batch, seq_q, h}, output_sentinel));
   return c;
@@ -296,7 +305,7 @@ void check_cache_case(CacheCase &c) {
     std::vector<float> qf = rows<float>(c.call.tensors.at("q"), int64_t{b} * c.seq_q, c.seq_q, int64_t{s.heads} * d);
     rotate_rows(q, s.heads, s.head_dim, cached, rope_of(s));
     rotate_rows(qf, s.heads, s.head_dim, cached, rope_of(s));
-    add_sequence(want, s, q, k, v, qf, kf, vf, c.seq_q, keys);
+    add_sequence(want, s, c.call, q, k, v, qf, kf, vf, c.seq_q, keys);
   }
   // The new slots hold the rotated k_new (fp32 rotation) and v_new as given; every other slot is
   // bit for bit what it was, garbage included.
@@ -459,7 +468,7 @@ void check_varlen(const char *text) {
     rotate_rows(qf, s.heads, s.head_dim, sk - sq, rope_of(s));
     rotate_rows(k, s.kv_heads, s.head_dim, 0, rope_of(s));
     rotate_rows(kf, s.kv_heads, s.head_dim, 0, rope_of(s));
-    add_sequence(want, s, q, k, vv, qf, kf, vf, sq, sk);
+    add_sequence(want, s, v.call, q, k, vv, qf, kf, vf, sq, sk);
   }
   check_out(s, v.call, want);
 }
@@ -519,7 +528,7 @@ TEST_CASE("rope without a cache rotates q and k at their bottom-right positions"
       rotate_rows(qf, s.heads, s.head_dim, l.seq_k - l.seq_q, rope_of(s));
       rotate_rows(k, s.kv_heads, s.head_dim, 0, rope_of(s));
       rotate_rows(kf, s.kv_heads, s.head_dim, 0, rope_of(s));
-      add_sequence(want, s, q, k, v, qf, kf, vf, l.seq_q, l.seq_k);
+      add_sequence(want, s, call, q, k, v, qf, kf, vf, l.seq_q, l.seq_k);
     }
     check_close(call.tensors.at("out"), want.out, want.naive_out, "out");
   }
