@@ -7,9 +7,9 @@ namespace attnc::test {
 // GQA 4:2, contiguous cache, neox on half of each head, lse.
 constexpr const char *cache_neox_spec =
     "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=neox rope_dim=8 lse=true";
-// MQA, 4-token pages, interleaved on 12 of 16 elements, theta 500.
+// MQA, Dv != D, 4-token pages, interleaved on 12 of 16 elements, theta 500.
 constexpr const char *paged_interleaved_spec =
-    "heads=3 kv_heads=1 head_dim=16 mask=causal kv_cache=paged(4) rope=interleaved rope_dim=12 "
+    "heads=3 kv_heads=1 head_dim=16 head_dim_v=8 mask=causal kv_cache=paged(4) rope=interleaved rope_dim=12 "
     "rope_theta=500";
 // A causal sliding window over a paged cache with softcap and alibi, no rope, lse.
 constexpr const char *paged_window_spec =
