@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <new>
 #include <optional>
@@ -215,7 +216,9 @@ void list_kernels(const attn_library *library) {
       const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
       std::printf("%s%s %s %s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
                   min_rank.c_str(),
-                  info.is_output == ATTN_ARG_INOUT ? " (in-out)" : info.is_output ? " (output)" : "");
+                  info.is_output == ATTN_ARG_INOUT ? " (in-out)"
+                  : info.is_output                 ? " (output)"
+                                                   : "");
       label = "          ";
     }
   }
@@ -450,6 +453,32 @@ attn::run_tool::CallSizes call_sizes(const CallTensors &call, const std::vector<
   return sizes;
 }
 
+// KV cache and varlen kernels (issue 24): the work of each sequence, with Lk = cache_seqlens[b] +
+// Sq, or the lengths the prefix sums give; nullopt for the other kernels.
+std::optional<double> sequence_flops(const attn::run_tool::SpecNumbers &spec, const CallTensors &call,
+                                     const std::vector<attn_arg_info> &infos) {
+  auto values = [&](const char *name) {
+    std::vector<int32_t> out;
+    for (size_t i = 0; i < infos.size(); ++i)
+      if (std::string_view(infos[i].name) == name) {
+        out.resize(call.arrays[i].data.size() / sizeof(int32_t));
+        std::memcpy(out.data(), call.arrays[i].data.data(), out.size() * sizeof(int32_t));
+      }
+    return out;
+  };
+  double flops = 0;
+  if (const std::vector<int32_t> cached = values("cache_seqlens"); !cached.empty()) {
+    const int64_t seq_q = call_sizes(call, infos).seq_q;
+    for (int32_t n : cached) flops += attn::run_tool::call_flops(spec, {1, seq_q, n + seq_q});
+    return flops;
+  }
+  const std::vector<int32_t> cu_q = values("cu_seqlens_q"), cu_k = values("cu_seqlens_k");
+  if (cu_q.empty() || cu_q.size() != cu_k.size()) return std::nullopt;
+  for (size_t b = 0; b + 1 < cu_q.size(); ++b)
+    flops += attn::run_tool::call_flops(spec, {1, cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]});
+  return flops;
+}
+
 std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, const CallTensors &call,
                              const std::vector<attn_arg_info> &infos) {
   const int count = static_cast<int>(call.args.size());
@@ -470,8 +499,11 @@ std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, 
   std::string why;
   const auto spec = attn::run_tool::parse_spec_numbers(attn_kernel_spec(kernel), &why);
   std::optional<double> gflops;
-  if (spec && median > 0)
-    gflops = attn::run_tool::call_flops(*spec, call_sizes(call, infos)) / (median * 1e6);
+  if (spec && median > 0) {
+    const std::optional<double> per_sequence = sequence_flops(*spec, call, infos);
+    gflops = (per_sequence ? *per_sequence : attn::run_tool::call_flops(*spec, call_sizes(call, infos))) /
+             (median * 1e6);
+  }
   const int threads = threads_used(options);
   if (options.json) {
     const std::string gflops_text = gflops ? std::to_string(*gflops) : "null";
