@@ -50,22 +50,32 @@ void schedule_probs_cpu(ProbsFuncs &f, int lanes) {
   Halide::Var head_rows("head_rows"), tasks("tasks"), heads("heads"), row_group("row_group"), row("row");
   Halide::Var key_block("key_block"), key_vector("key_vector"), key_lane("key_lane");
   const Halide::Var g = f.keys.args()[2], batch = f.keys.args()[3];
+  const int block = 2 * lanes;
   f.keys.compute_root().fuse(g, batch, heads).parallel(heads).vectorize(f.key, lanes);
-  // A task per group of probs_rows rows; stored under GuardWithIf: Sq and Sk may be below a group
-  // or a vector.
+  // A task per group of probs_rows rows, in blocks of two key vectors; stored under GuardWithIf:
+  // Sq and Sk may be below a group or a block.
   f.probs.compute_root()
       .split(f.i, row_group, row, probs_rows, Halide::TailStrategy::GuardWithIf)
+      .split(f.key, key_block, key_vector, block, Halide::TailStrategy::GuardWithIf)
+      .split(key_vector, key_vector, key_lane, lanes)
+      .reorder(key_lane, key_vector, row, key_block, row_group, f.h, f.b)
       .fuse(row_group, f.h, head_rows)
       .fuse(head_rows, f.b, tasks)
       .parallel(tasks)
-      .vectorize(f.key, lanes, Halide::TailStrategy::GuardWithIf);
-  // The group's scores in registers: each key vector loaded once per d feeds every row of the
-  // group, two vectors of keys at a time (probs_rows x 2 accumulators).
-  f.scores.compute_at(f.probs, tasks).vectorize(f.key, lanes);
+      .vectorize(key_lane)
+      .unroll(key_vector)
+      .unroll(row);
+  // One block's scores for the group's rows, whole (rows past Sq read the last q row, keys past Sk
+  // the last key), so that its probs_rows x 2 accumulators live in registers across the d loop:
+  // each key vector loaded per d feeds every row of the group.
+  f.scores.compute_at(f.probs, key_block)
+      .bound_extent(f.i, probs_rows)
+      .bound_extent(f.key, block)
+      .vectorize(f.key, lanes)
+      .unroll(f.i);
   f.scores.update()
-      .split(f.key, key_block, key_vector, 2 * lanes)
-      .split(key_vector, key_vector, key_lane, lanes)
-      .reorder(key_lane, key_vector, f.i, f.over_head_dim.x, key_block)
+      .split(f.key, key_vector, key_lane, lanes)
+      .reorder(key_lane, key_vector, f.i, f.over_head_dim.x)
       .vectorize(key_lane)
       .unroll(key_vector)
       .unroll(f.i);
