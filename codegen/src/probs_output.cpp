@@ -5,6 +5,10 @@
 #include "attnc/score_terms.h"
 
 namespace attnc {
+namespace {
+// Query rows whose scores one task computes together.
+constexpr int probs_rows = 4;
+}  // namespace
 
 using Halide::Expr;
 using Halide::Func;
@@ -23,7 +27,9 @@ ProbsFuncs define_probs(const CoreInputs &in, const attn::Spec &s, const Func &r
   f.scores = Func("probs_scores");
   f.scores(key, i, h, b) = 0.0f;
   // Scaled q first, as every core does.
-  f.scores(key, i, h, b) += (in.q(over_head_dim, h, i, b) * s.scale) * f.keys(key, over_head_dim, h / group, b);
+  // Rows past Sq (the last group of probs_rows rows) read the last row; they are never stored.
+  f.scores(key, i, h, b) += (in.q(over_head_dim, h, Halide::min(i, in.seq_q - 1), b) * s.scale) *
+                            f.keys(key, over_head_dim, h / group, b);
 
   const bool padded = s.mask.uses(attn::MaskOp::padding);
   const Expr key_length = padded ? in.masks.key_lengths(b) : in.seq_k;
@@ -41,17 +47,38 @@ ProbsFuncs define_probs(const CoreInputs &in, const attn::Spec &s, const Func &r
 }
 
 void schedule_probs_cpu(ProbsFuncs &f, int lanes) {
-  Halide::Var head_rows("head_rows"), rows("rows"), heads("heads");
+  Halide::Var head_rows("head_rows"), tasks("tasks"), heads("heads"), row_group("row_group"), row("row");
+  Halide::Var key_block("key_block"), key_vector("key_vector"), key_lane("key_lane");
   const Halide::Var g = f.keys.args()[2], batch = f.keys.args()[3];
+  const int block = 2 * lanes;
   f.keys.compute_root().fuse(g, batch, heads).parallel(heads).vectorize(f.key, lanes);
-  // Stored under GuardWithIf: Sk may be below one vector.
+  // A task per group of probs_rows rows, in blocks of two key vectors; stored under GuardWithIf:
+  // Sq and Sk may be below a group or a block.
   f.probs.compute_root()
-      .fuse(f.i, f.h, head_rows)
-      .fuse(head_rows, f.b, rows)
-      .parallel(rows)
-      .vectorize(f.key, lanes, Halide::TailStrategy::GuardWithIf);
-  f.scores.compute_at(f.probs, rows).vectorize(f.key, lanes);
-  f.scores.update().reorder(f.key, f.over_head_dim.x).vectorize(f.key, lanes);
+      .split(f.i, row_group, row, probs_rows, Halide::TailStrategy::GuardWithIf)
+      .split(f.key, key_block, key_vector, block, Halide::TailStrategy::GuardWithIf)
+      .split(key_vector, key_vector, key_lane, lanes)
+      .reorder(key_lane, key_vector, row, key_block, row_group, f.h, f.b)
+      .fuse(row_group, f.h, head_rows)
+      .fuse(head_rows, f.b, tasks)
+      .parallel(tasks)
+      .vectorize(key_lane)
+      .unroll(key_vector)
+      .unroll(row);
+  // One block's scores for the group's rows, whole (rows past Sq read the last q row, keys past Sk
+  // the last key), so that its probs_rows x 2 accumulators live in registers across the d loop:
+  // each key vector loaded per d feeds every row of the group.
+  f.scores.compute_at(f.probs, key_block)
+      .bound_extent(f.i, probs_rows)
+      .bound_extent(f.key, block)
+      .vectorize(f.key, lanes)
+      .unroll(f.i);
+  f.scores.update()
+      .split(f.key, key_vector, key_lane, lanes)
+      .reorder(key_lane, key_vector, f.i, f.over_head_dim.x)
+      .vectorize(key_lane)
+      .unroll(key_vector)
+      .unroll(f.i);
 }
 
 }  // namespace attnc

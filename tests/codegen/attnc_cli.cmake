@@ -176,3 +176,12 @@ if(NOT runtime_files STREQUAL "halide_runtime.a")
 endif()
 expect_run(1 out err ${ATTNC} runtime --target=${target} -o "${WORK_DIR}/runtime/")
 expect_contains("${err}" "is a directory; expected a file name" "attnc runtime -o DIR/")
+
+# ---- probs=true on a GPU target: refused at generation, saying why -----------------------------
+expect_run(1 out err ${ATTNC} gen --spec "heads=2 head_dim=16 probs=true" --target x86-64-linux-opencl
+           -o "${WORK_DIR}/probs_gpu")
+expect_contains("${err}" "probs=true on x86-64-linux-opencl: the probs output has a CPU schedule only" "probs on a GPU")
+list_files("${WORK_DIR}/probs_gpu" left)
+if(left)
+  message(FATAL_ERROR "a refused probs gen left files: ${left}")
+endif()

@@ -87,8 +87,10 @@ def head_similarity(maps):
     rows = 0
     for m in maps:
         m = np.asarray(m, dtype=np.float64)
-        js = js_divergence(m[:, None], m[None, :])  # [H, H, n]
-        total = js.sum(axis=-1) if total is None else total + js.sum(axis=-1)
+        if total is None:
+            total = np.zeros((m.shape[0], m.shape[0]))
+        for a in range(m.shape[0]):  # one head against all at a time: [H, n, n] in memory, not [H, H, n, n]
+            total[a] += js_divergence(m[a][None], m).sum(axis=-1)
         rows += m.shape[1]
     return total / rows
 

@@ -21,6 +21,9 @@ def layer_grid(path, maps, tokens, title, columns=4, dpi=60):
             continue
         ax.imshow(maps[h], cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest")
         ax.set_title(f"head {h}", fontsize=9)
+        if n > 48:  # too many to read: positions only
+            ax.tick_params(labelsize=6)
+            continue
         ax.set_xticks(range(n))
         ax.set_yticks(range(n))
         ax.set_xticklabels(tokens if h // columns == rows - 1 else [], rotation=90, fontsize=6)
