@@ -1,5 +1,5 @@
-// dense_ops.cpp: a cache-tiled linear layer (rows in blocks of 8, outputs in tiles of 64, so the
-// accumulators stay in L1 and the compiler vectorizes the inner loop) over std::thread workers.
+// dense_ops.cpp: a register-tiled linear layer (8 rows x 32 outputs of accumulators, the weight
+// tile reused by every row block while it is in cache) over std::thread workers.
 #include "dense_ops.h"
 
 #include <algorithm>
@@ -10,27 +10,39 @@
 namespace minilm {
 namespace {
 
-constexpr size_t kRowBlock = 8, kOutTile = 64;
+constexpr size_t kRows = 8, kCols = 32;  // one register tile: 8 x 32 accumulators (measured: 4, 12, 16 slower)
+
+// y[r, o0 .. o0+kCols) for rows r0 .. r0+kRows: fixed sizes, so the accumulators live in registers
+// while c runs over the whole input width.
+void tile(const float *x, size_t r0, size_t in, const float *w_t, const float *b, size_t out, size_t o0, float *y) {
+  float acc[kRows][kCols];
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t o = 0; o < kCols; ++o) acc[r][o] = b ? b[o0 + o] : 0.0f;
+  for (size_t c = 0; c < in; ++c) {
+    const float *w = w_t + c * out + o0;
+    for (size_t r = 0; r < kRows; ++r) {
+      const float a = x[(r0 + r) * in + c];
+      for (size_t o = 0; o < kCols; ++o) acc[r][o] += a * w[o];
+    }
+  }
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t o = 0; o < kCols; ++o) y[(r0 + r) * out + o0 + o] = acc[r][o];
+}
+
+// Any rows and columns the register tiles leave over, one value at a time.
+void remainder(const float *x, size_t r, size_t in, const float *w_t, const float *b, size_t out, size_t o, float *y) {
+  float acc = b ? b[o] : 0.0f;
+  for (size_t c = 0; c < in; ++c) acc += x[r * in + c] * w_t[c * out + o];
+  y[r * out + o] = acc;
+}
 
 void linear_rows(const float *x, size_t first, size_t last, size_t in, const float *w_t, const float *b, size_t out,
                  float *y) {
-  float acc[kRowBlock][kOutTile];
-  for (size_t o0 = 0; o0 < out; o0 += kOutTile) {
-    const size_t on = std::min(kOutTile, out - o0);
-    for (size_t r0 = first; r0 < last; r0 += kRowBlock) {
-      const size_t rn = std::min(kRowBlock, last - r0);
-      for (size_t r = 0; r < rn; ++r)
-        for (size_t o = 0; o < on; ++o) acc[r][o] = b ? b[o0 + o] : 0.0f;
-      for (size_t c = 0; c < in; ++c) {
-        const float *w = w_t + c * out + o0;
-        for (size_t r = 0; r < rn; ++r) {
-          const float a = x[(r0 + r) * in + c];
-          for (size_t o = 0; o < on; ++o) acc[r][o] += a * w[o];
-        }
-      }
-      for (size_t r = 0; r < rn; ++r) std::copy(acc[r], acc[r] + on, y + (r0 + r) * out + o0);
-    }
-  }
+  const size_t tiled_rows = first + (last - first) / kRows * kRows, tiled_cols = out / kCols * kCols;
+  for (size_t o0 = 0; o0 < tiled_cols; o0 += kCols)
+    for (size_t r0 = first; r0 < tiled_rows; r0 += kRows) tile(x, r0, in, w_t, b, out, o0, y);
+  for (size_t r = first; r < last; ++r)
+    for (size_t o = r < tiled_rows ? tiled_cols : 0; o < out; ++o) remainder(x, r, in, w_t, b, out, o, y);
 }
 
 }  // namespace
