@@ -45,18 +45,24 @@ void linear_rows(const float *x, size_t first, size_t last, size_t in, const flo
     for (size_t o = r < tiled_rows ? tiled_cols : 0; o < out; ++o) remainder(x, r, in, w_t, b, out, o, y);
 }
 
+// Runs fn(first, last) over [0, n) split across the machine's threads, at least `grain` each.
+template <typename Fn>
+void parallel_ranges(size_t n, size_t grain, Fn fn) {
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, (n + grain - 1) / grain);
+  if (threads <= 1) return fn(size_t(0), n);
+  std::vector<std::thread> workers;
+  const size_t per = (n + threads - 1) / threads;
+  for (size_t t = 0; t < threads; ++t) {
+    const size_t first = t * per, last = std::min(n, first + per);
+    if (first < last) workers.emplace_back(fn, first, last);
+  }
+  for (std::thread &w : workers) w.join();
+}
+
 }  // namespace
 
 void linear(const float *x, size_t rows, size_t in, const float *w_t, const float *b, size_t out, float *y) {
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, (rows + 63) / 64);
-  if (threads <= 1) return linear_rows(x, 0, rows, in, w_t, b, out, y);
-  std::vector<std::thread> workers;
-  const size_t per = (rows + threads - 1) / threads;
-  for (size_t t = 0; t < threads; ++t) {
-    const size_t first = t * per, last = std::min(rows, first + per);
-    if (first < last) workers.emplace_back(linear_rows, x, first, last, in, w_t, b, out, y);
-  }
-  for (std::thread &w : workers) w.join();
+  parallel_ranges(rows, 64, [=](size_t first, size_t last) { linear_rows(x, first, last, in, w_t, b, out, y); });
 }
 
 void add_layer_norm(float *x, const float *residual, size_t rows, size_t n, const float *gamma, const float *beta,
@@ -74,7 +80,9 @@ void add_layer_norm(float *x, const float *residual, size_t rows, size_t n, cons
 }
 
 void gelu(float *x, size_t n) {
-  for (size_t i = 0; i < n; ++i) x[i] = float(0.5 * x[i] * (1.0 + std::erf(x[i] * 0.70710678118654752440)));
+  parallel_ranges(n, 1 << 16, [=](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678f));
+  });
 }
 
 }  // namespace minilm

@@ -121,15 +121,18 @@ int check_embeddings(const minilm::BertEncoder &encoder, const minilm::WordPiece
            1;
   // All sentences in one padded batch: the short ones see the padding mask at work.
   const std::vector<float> emb = encoder.embed(encode_all(vocab, sentences, encoder.config().max_seq_length));
-  double worst = 2;
+  double worst = 2, max_diff = 0;
   size_t worst_at = 0, failed = 0;
+  for (size_t i = 0; i < emb.size(); ++i)
+    max_diff = std::max(max_diff, double(std::fabs(emb[i] - golden.values[i])));
   for (size_t b = 0; b < sentences.size(); ++b) {
     const double c = std::isfinite(emb[b * M]) ? cosine(&emb[b * M], &golden.values[b * M], M) : -2;
     if (!(c >= min_cosine)) ++failed, std::fprintf(stderr, "sentence %zu: cosine %.7f\n", b, c);
     if (!(c >= worst)) worst = c, worst_at = b;
   }
-  std::printf("embeddings: %zu sentences, lowest cosine to golden %.8f (sentence %zu), need >= %g: %s\n",
-              sentences.size(), worst, worst_at, min_cosine, failed ? "FAIL" : "ok");
+  std::printf("embeddings: %zu sentences, lowest cosine to golden %.9f (1 - cosine = %.1e, sentence %zu), need >= "
+              "%g: %s; max |embedding - golden| = %.2e\n",
+              sentences.size(), worst, 1 - worst, worst_at, min_cosine, failed ? "FAIL" : "ok", max_diff);
   return failed ? 1 : 0;
 }
 
