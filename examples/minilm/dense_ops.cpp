@@ -1,5 +1,5 @@
 // dense_ops.cpp: a register-tiled linear layer (8 rows x 32 outputs of accumulators, the weight
-// tile reused by every row block while it is in cache) over std::thread workers.
+// tile reused by every row block of an L2-sized chunk of rows) over std::thread workers.
 #include "dense_ops.h"
 
 #include <algorithm>
@@ -38,11 +38,16 @@ void remainder(const float *x, size_t r, size_t in, const float *w_t, const floa
 
 void linear_rows(const float *x, size_t first, size_t last, size_t in, const float *w_t, const float *b, size_t out,
                  float *y) {
-  const size_t tiled_rows = first + (last - first) / kRows * kRows, tiled_cols = out / kCols * kCols;
-  for (size_t o0 = 0; o0 < tiled_cols; o0 += kCols)
-    for (size_t r0 = first; r0 < tiled_rows; r0 += kRows) tile(x, r0, in, w_t, b, out, o0, y);
-  for (size_t r = first; r < last; ++r)
-    for (size_t o = r < tiled_rows ? tiled_cols : 0; o < out; ++o) remainder(x, r, in, w_t, b, out, o, y);
+  // Rows in chunks whose inputs (~512 KiB) stay in L2 while every output tile passes over them.
+  const size_t chunk = std::max<size_t>(kRows, (size_t(128) << 10) / in / kRows * kRows);
+  const size_t tiled_cols = out / kCols * kCols;
+  for (size_t c0 = first; c0 < last; c0 += chunk) {
+    const size_t c1 = std::min(last, c0 + chunk), tiled_rows = c0 + (c1 - c0) / kRows * kRows;
+    for (size_t o0 = 0; o0 < tiled_cols; o0 += kCols)
+      for (size_t r0 = c0; r0 < tiled_rows; r0 += kRows) tile(x, r0, in, w_t, b, out, o0, y);
+    for (size_t r = c0; r < c1; ++r)
+      for (size_t o = r < tiled_rows ? tiled_cols : 0; o < out; ++o) remainder(x, r, in, w_t, b, out, o, y);
+  }
 }
 
 // Runs fn(first, last) over [0, n) split across the machine's threads, at least `grain` each.
