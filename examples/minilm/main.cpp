@@ -120,7 +120,15 @@ int check_embeddings(const minilm::BertEncoder &encoder, const minilm::WordPiece
                         golden.cols, sentences.size(), M),
            1;
   // All sentences in one padded batch: the short ones see the padding mask at work.
-  const std::vector<float> emb = encoder.embed(encode_all(vocab, sentences, encoder.config().max_seq_length));
+  const auto ids = encode_all(vocab, sentences, encoder.config().max_seq_length);
+  const std::vector<float> emb = encoder.embed(ids);
+  // The first few again, each alone and unpadded: padding must not change a sentence's embedding.
+  double padding_effect = 0;
+  for (size_t b = 0; b < std::min<size_t>(8, sentences.size()); ++b) {
+    const std::vector<float> alone = encoder.embed({ids[b]});
+    for (size_t i = 0; i < M; ++i)
+      padding_effect = std::max(padding_effect, double(std::fabs(alone[i] - emb[b * M + i])));
+  }
   double worst = 2, max_diff = 0;
   size_t worst_at = 0, failed = 0;
   for (size_t i = 0; i < emb.size(); ++i)
@@ -133,7 +141,10 @@ int check_embeddings(const minilm::BertEncoder &encoder, const minilm::WordPiece
   std::printf("embeddings: %zu sentences, lowest cosine to golden %.9f (1 - cosine = %.1e, sentence %zu), need >= "
               "%g: %s; max |embedding - golden| = %.2e\n",
               sentences.size(), worst, 1 - worst, worst_at, min_cosine, failed ? "FAIL" : "ok", max_diff);
-  return failed ? 1 : 0;
+  const bool padding_ok = padding_effect <= 1e-5;  // fp32 sums in another order, nothing more
+  std::printf("padding: max |batched - alone| over the first sentences = %.2e, need <= 1e-5: %s\n", padding_effect,
+              padding_ok ? "ok" : "FAIL");
+  return failed || !padding_ok ? 1 : 0;
 }
 
 int bench(const minilm::BertEncoder &encoder, int batch, int length, int runs) {
