@@ -10,11 +10,13 @@
 namespace minilm {
 namespace {
 
-constexpr size_t kRows = 8, kCols = 32;  // one register tile: 8 x 32 accumulators (measured: 4, 12, 16 slower)
+constexpr size_t kRows = 8,
+                 kCols = 32;  // one register tile: 8 x 32 accumulators (measured: 4, 12, 16 slower)
 
 // y[r, o0 .. o0+kCols) for rows r0 .. r0+kRows: fixed sizes, so the accumulators live in registers
 // while c runs over the whole input width.
-void tile(const float *x, size_t r0, size_t in, const float *w_t, const float *b, size_t out, size_t o0, float *y) {
+void tile(const float *x, size_t r0, size_t in, const float *w_t, const float *b, size_t out, size_t o0,
+          float *y) {
   float acc[kRows][kCols];
   for (size_t r = 0; r < kRows; ++r)
     for (size_t o = 0; o < kCols; ++o) acc[r][o] = b ? b[o0 + o] : 0.0f;
@@ -30,14 +32,15 @@ void tile(const float *x, size_t r0, size_t in, const float *w_t, const float *b
 }
 
 // Any rows and columns the register tiles leave over, one value at a time.
-void remainder(const float *x, size_t r, size_t in, const float *w_t, const float *b, size_t out, size_t o, float *y) {
+void remainder(const float *x, size_t r, size_t in, const float *w_t, const float *b, size_t out, size_t o,
+               float *y) {
   float acc = b ? b[o] : 0.0f;
   for (size_t c = 0; c < in; ++c) acc += x[r * in + c] * w_t[c * out + o];
   y[r * out + o] = acc;
 }
 
-void linear_rows(const float *x, size_t first, size_t last, size_t in, const float *w_t, const float *b, size_t out,
-                 float *y) {
+void linear_rows(const float *x, size_t first, size_t last, size_t in, const float *w_t, const float *b,
+                 size_t out, float *y) {
   // Rows in chunks whose inputs (~512 KiB) stay in L2 while every output tile passes over them.
   const size_t chunk = std::max<size_t>(kRows, (size_t(128) << 10) / in / kRows * kRows);
   const size_t tiled_cols = out / kCols * kCols;
@@ -67,11 +70,12 @@ void parallel_ranges(size_t n, size_t grain, Fn fn) {
 }  // namespace
 
 void linear(const float *x, size_t rows, size_t in, const float *w_t, const float *b, size_t out, float *y) {
-  parallel_ranges(rows, 64, [=](size_t first, size_t last) { linear_rows(x, first, last, in, w_t, b, out, y); });
+  parallel_ranges(rows, 64,
+                  [=](size_t first, size_t last) { linear_rows(x, first, last, in, w_t, b, out, y); });
 }
 
-void add_layer_norm(float *x, const float *residual, size_t rows, size_t n, const float *gamma, const float *beta,
-                    double eps) {
+void add_layer_norm(float *x, const float *residual, size_t rows, size_t n, const float *gamma,
+                    const float *beta, double eps) {
   for (size_t r = 0; r < rows; ++r) {
     float *row = x + r * n;
     const float *res = residual + r * n;
