@@ -58,7 +58,7 @@ SafetensorsProblem problem_of(std::vector<uint8_t> bytes) {
   try {
     SafetensorsFile::parse(std::move(bytes), "synthetic");
   } catch (const SafetensorsError &e) {
-    MESSAGE(e.what());
+    MESSAGE(std::string(e.what()));
     return e.problem;
   }
   FAIL("the file was accepted");
