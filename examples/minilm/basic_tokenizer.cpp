@@ -2,10 +2,10 @@
 // strip_accents, lowercase) and BertPreTokenizer, with unicode_tables.inc's character data.
 #include "basic_tokenizer.h"
 
-#include "utf8.h"
-
 #include <algorithm>
 #include <cstdint>
+
+#include "utf8.h"
 
 namespace minilm {
 namespace {
@@ -36,7 +36,8 @@ int category_class(char32_t c) {
 // Unicode's White_Space property (what Rust's char::is_whitespace tests).
 bool is_whitespace(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
 }
 
 // BERT's "Chinese character" blocks: the CJK Unified Ideographs and their extensions, and the
@@ -49,7 +50,8 @@ bool is_cjk(char32_t c) {
 
 // BERT counts all non-letter, non-digit ASCII as punctuation, and Unicode's P* categories.
 bool is_punctuation(char32_t c) {
-  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) return true;
+  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126))
+    return true;
   return category_class(c) == kPunctuation;
 }
 
@@ -64,7 +66,8 @@ void strip_and_lower(char32_t c, std::u32string *out) {
   }
   if (category_class(c) == kMark) return;
   const auto *end = std::end(kFolds);
-  const auto *it = std::lower_bound(std::begin(kFolds), end, c, [](const Fold &f, char32_t v) { return f.cp < v; });
+  const auto *it =
+      std::lower_bound(std::begin(kFolds), end, c, [](const Fold &f, char32_t v) { return f.cp < v; });
   if (it != end && it->cp == c) {
     out->append(it->out, it->length);
   } else {

@@ -147,7 +147,8 @@ std::vector<float> BertEncoder::embed(const std::vector<std::vector<int32_t>> &i
       if (id < 0 || id >= config_.vocab_size)
         throw std::runtime_error("token id " + std::to_string(id) + " is outside the vocabulary");
       float *row = &x[(b * S + s) * M];
-      for (size_t i = 0; i < M; ++i) row[i] = word_[size_t(id) * M + i] + position_[s * M + i] + token_type_[i];
+      for (size_t i = 0; i < M; ++i)
+        row[i] = word_[size_t(id) * M + i] + position_[s * M + i] + token_type_[i];
     }
   add_layer_norm(x.data(), zero.data(), rows, M, ln0_gamma_.data(), ln0_beta_.data(), config_.layer_norm_eps);
 
@@ -174,11 +175,13 @@ std::vector<float> BertEncoder::embed(const std::vector<std::vector<int32_t>> &i
     if (attn_run(attention_, args, int(sizeof args / sizeof args[0])) != ATTN_OK)
       throw std::runtime_error(std::string("attention: ") + attn_last_error());
     attention_ms += ms_since(attention_start);
-    add_layer_norm(x.data(), attended.data(), rows, M, w.ln1_gamma.data(), w.ln1_beta.data(), config_.layer_norm_eps);
+    add_layer_norm(x.data(), attended.data(), rows, M, w.ln1_gamma.data(), w.ln1_beta.data(),
+                   config_.layer_norm_eps);
     linear(x.data(), rows, M, w.w_in_t.data(), w.b_in.data(), F, hidden.data());
     gelu(hidden.data(), hidden.size());
     linear(hidden.data(), rows, F, w.w_out_t.data(), w.b_out.data(), M, ffn.data());
-    add_layer_norm(x.data(), ffn.data(), rows, M, w.ln2_gamma.data(), w.ln2_beta.data(), config_.layer_norm_eps);
+    add_layer_norm(x.data(), ffn.data(), rows, M, w.ln2_gamma.data(), w.ln2_beta.data(),
+                   config_.layer_norm_eps);
   }
 
   // Mean over each sentence's real tokens, then unit length.

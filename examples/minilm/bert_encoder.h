@@ -25,8 +25,8 @@ struct LayerWeights {
   // w_q, w_k, w_v [hidden, hidden] (head h: rows h*32 .. h*32+31), w_o [hidden, hidden].
   std::vector<float> w_q, w_k, w_v, b_q, b_k, b_v, w_o, b_o;
   std::vector<float> ln1_gamma, ln1_beta;  // after attention + residual [hidden]
-  std::vector<float> w_in_t, b_in;         // intermediate: transposed to [hidden, intermediate], [intermediate]
-  std::vector<float> w_out_t, b_out;       // output: transposed to [intermediate, hidden], [hidden]
+  std::vector<float> w_in_t, b_in;    // intermediate: transposed to [hidden, intermediate], [intermediate]
+  std::vector<float> w_out_t, b_out;  // output: transposed to [intermediate, hidden], [hidden]
   std::vector<float> ln2_gamma, ln2_beta;  // after feed-forward + residual [hidden]
 };
 

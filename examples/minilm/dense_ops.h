@@ -9,8 +9,8 @@ namespace minilm {
 void linear(const float *x, size_t rows, size_t in, const float *w_t, const float *b, size_t out, float *y);
 
 // x [rows, n] = LayerNorm(x + residual) with gamma, beta [n]; statistics in double.
-void add_layer_norm(float *x, const float *residual, size_t rows, size_t n, const float *gamma, const float *beta,
-                    double eps);
+void add_layer_norm(float *x, const float *residual, size_t rows, size_t n, const float *gamma,
+                    const float *beta, double eps);
 
 // x = x · Φ(x), the exact GELU (erf), in place over n values.
 void gelu(float *x, size_t n);

@@ -1,11 +1,11 @@
 // json_value.cpp: a recursive-descent JSON parser (RFC 8259), strict, with byte-offset errors.
 #include "json_value.h"
 
-#include "utf8.h"
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+
+#include "utf8.h"
 
 namespace minilm {
 
@@ -33,7 +33,8 @@ class Parser {
     throw JsonError("JSON: " + what + " at byte " + std::to_string(at_));
   }
   void space() {
-    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r'))
+    while (at_ < text_.size() &&
+           (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r'))
       ++at_;
   }
   bool take(char c) {
@@ -129,10 +130,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char h = text_[at_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= uint32_t(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= uint32_t(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= uint32_t(h - 'A' + 10);
-      else fail("a \\u escape has a non-hex digit");
+      if (h >= '0' && h <= '9')
+        cp |= uint32_t(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= uint32_t(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= uint32_t(h - 'A' + 10);
+      else
+        fail("a \\u escape has a non-hex digit");
     }
     return cp;
   }
@@ -151,12 +156,26 @@ class Parser {
       }
       if (at_ >= text_.size()) fail("a string is not closed");
       switch (const char e = text_[at_++]) {
-        case '"': case '\\': case '/': out += e; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+        case '\\':
+        case '/':
+          out += e;
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           uint32_t cp = hex4();
           if (cp >= 0xD800 && cp < 0xDC00) {  // a surrogate pair
@@ -171,7 +190,8 @@ class Parser {
           append_utf8(&out, char32_t(cp));
           break;
         }
-        default: fail("an unknown escape");
+        default:
+          fail("an unknown escape");
       }
     }
   }
@@ -182,6 +202,8 @@ class Parser {
 
 }  // namespace
 
-JsonValue parse_json(std::string_view text) { return Parser(text).document(); }
+JsonValue parse_json(std::string_view text) {
+  return Parser(text).document();
+}
 
 }  // namespace minilm

@@ -2,7 +2,7 @@
 """make_unicode_tables.py: writes unicode_tables.inc, the character data BERT's basic tokenizer
 needs, from Python's own Unicode database (unicodedata; the running Python's Unicode version):
 
-  kCategoryRanges: runs of code points whose general category is Other (Cc Cf Cs Co Cn: removed
+  kCategoryRanges: runs of code points whose general category is Other (Cc Cf Cs Co, not Cn: removed
                    by the cleaning step), Punctuation (P*: split off) or a nonspacing Mark (Mn:
                    dropped by accent stripping); anything else is absent;
   kFolds:          each code point (not Other, not Mn) whose canonical decomposition (NFD) minus its Mn marks,
@@ -17,7 +17,7 @@ import unicodedata
 
 def category_class(cp):
     cat = unicodedata.category(chr(cp))
-    if cat[0] == "C":
+    if cat[0] == "C" and cat != "Cn":  # Hugging Face's cleaning keeps unassigned code points
         return "kOther"
     if cat[0] == "P":
         return "kPunctuation"

@@ -24,7 +24,8 @@ Matrix read_npy_f32(const std::string &path) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) throw fail("truncated header");
     header_len = 0;
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + size_t(i)]);
+    for (int i = 3; i >= 0; --i)
+      header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + size_t(i)]);
     header_at = 12;
   } else {
     throw fail("unknown .npy version " + std::to_string(major));

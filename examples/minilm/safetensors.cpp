@@ -19,9 +19,9 @@ struct DTypeName {
   DType dtype;
   int bytes;
 };
-constexpr DTypeName kDTypes[] = {{"F64", DType::f64, 8}, {"F32", DType::f32, 4}, {"F16", DType::f16, 2},
-                                 {"BF16", DType::bf16, 2}, {"I64", DType::i64, 8}, {"I32", DType::i32, 4},
-                                 {"I16", DType::i16, 2},   {"I8", DType::i8, 1},   {"U8", DType::u8, 1},
+constexpr DTypeName kDTypes[] = {{"F64", DType::f64, 8},     {"F32", DType::f32, 4}, {"F16", DType::f16, 2},
+                                 {"BF16", DType::bf16, 2},   {"I64", DType::i64, 8}, {"I32", DType::i32, 4},
+                                 {"I16", DType::i16, 2},     {"I8", DType::i8, 1},   {"U8", DType::u8, 1},
                                  {"BOOL", DType::boolean, 1}};
 
 int dtype_bytes(DType d) {
@@ -73,25 +73,28 @@ SafetensorsFile SafetensorsFile::read(const std::string &path) {
 }
 
 SafetensorsFile SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::string &origin) {
-  auto error = [&](SafetensorsProblem p, const std::string &what) { return SafetensorsError(p, origin + ": " + what); };
+  auto error = [&](SafetensorsProblem p, const std::string &what) {
+    return SafetensorsError(p, origin + ": " + what);
+  };
   if (bytes.size() < 8)
-    throw error(SafetensorsProblem::truncated, "truncated: " + std::to_string(bytes.size()) +
-                                                   " bytes, fewer than the 8-byte header length");
+    throw error(SafetensorsProblem::truncated,
+                "truncated: " + std::to_string(bytes.size()) + " bytes, fewer than the 8-byte header length");
   const uint64_t header_bytes = read_le64(bytes.data());
   if (header_bytes > kMaxHeaderBytes)
-    throw error(SafetensorsProblem::header, "the header length " + std::to_string(header_bytes) +
-                                                " is over the format's 100 MB limit");
+    throw error(SafetensorsProblem::header,
+                "the header length " + std::to_string(header_bytes) + " is over the format's 100 MB limit");
   if (header_bytes > bytes.size() - 8)
     throw error(SafetensorsProblem::truncated, "truncated: the header needs " + std::to_string(header_bytes) +
-                                                   " bytes, the file holds " + std::to_string(bytes.size() - 8) +
-                                                   " after the length");
+                                                   " bytes, the file holds " +
+                                                   std::to_string(bytes.size() - 8) + " after the length");
   JsonValue header;
   try {
     header = parse_json(std::string_view(reinterpret_cast<const char *>(bytes.data()) + 8, header_bytes));
   } catch (const JsonError &e) {
     throw error(SafetensorsProblem::header, std::string("the header is not valid JSON: ") + e.what());
   }
-  if (header.kind != JsonValue::Kind::object) throw error(SafetensorsProblem::header, "the header is not a JSON object");
+  if (header.kind != JsonValue::Kind::object)
+    throw error(SafetensorsProblem::header, "the header is not a JSON object");
 
   SafetensorsFile file;
   file.origin_ = origin;
@@ -100,21 +103,24 @@ SafetensorsFile SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::st
   for (const std::string &name : header.keys) {
     const JsonValue &entry = header.object.at(name);
     if (name == "__metadata__") {
-      if (entry.kind != JsonValue::Kind::object) throw error(SafetensorsProblem::header, "__metadata__ is not an object");
+      if (entry.kind != JsonValue::Kind::object)
+        throw error(SafetensorsProblem::header, "__metadata__ is not an object");
       for (const auto &[key, value] : entry.object)
         if (value.kind != JsonValue::Kind::string)
           throw error(SafetensorsProblem::header, "__metadata__ value \"" + key + "\" is not a string");
       continue;
     }
     const std::string where = "tensor \"" + name + "\"";
-    const JsonValue *dtype = entry.find("dtype"), *shape = entry.find("shape"), *offsets = entry.find("data_offsets");
+    const JsonValue *dtype = entry.find("dtype"), *shape = entry.find("shape"),
+                    *offsets = entry.find("data_offsets");
     if (!dtype || dtype->kind != JsonValue::Kind::string || !shape || shape->kind != JsonValue::Kind::array ||
         !offsets || offsets->kind != JsonValue::Kind::array)
-      throw error(SafetensorsProblem::header, where + " needs a string dtype, a shape array and a data_offsets array");
+      throw error(SafetensorsProblem::header,
+                  where + " needs a string dtype, a shape array and a data_offsets array");
     TensorInfo info;
     info.name = name;
     const auto known = std::find_if(std::begin(kDTypes), std::end(kDTypes),
-                                     [&](const DTypeName &t) { return dtype->string == t.name; });
+                                    [&](const DTypeName &t) { return dtype->string == t.name; });
     if (known == std::end(kDTypes))
       throw error(SafetensorsProblem::dtype, where + " has the unknown dtype \"" + dtype->string + "\"");
     info.dtype = known->dtype;
@@ -124,23 +130,26 @@ SafetensorsFile SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::st
         throw error(SafetensorsProblem::header, where + ": a shape entry is not a non-negative integer");
       info.shape.push_back(dim.integer);
       if (dim.integer != 0 && elements > (uint64_t(1) << 62) / uint64_t(dim.integer))
-        throw error(SafetensorsProblem::shape, where + ": the shape " + shape_text(info.shape) + "... is too large");
+        throw error(SafetensorsProblem::shape,
+                    where + ": the shape " + shape_text(info.shape) + "... is too large");
       elements *= uint64_t(dim.integer);
     }
     if (offsets->array.size() != 2)
       throw error(SafetensorsProblem::header, where + ": data_offsets needs exactly two entries");
     for (const JsonValue &o : offsets->array)
       if (o.kind != JsonValue::Kind::number || !o.is_integer || o.integer < 0)
-        throw error(SafetensorsProblem::header, where + ": a data_offsets entry is not a non-negative integer");
+        throw error(SafetensorsProblem::header,
+                    where + ": a data_offsets entry is not a non-negative integer");
     info.begin = uint64_t(offsets->array[0].integer);
     info.end = uint64_t(offsets->array[1].integer);
     if (info.end < info.begin)
-      throw error(SafetensorsProblem::offsets, where + ": data_offsets [" + std::to_string(info.begin) + ", " +
-                                                   std::to_string(info.end) + "] run backwards");
+      throw error(SafetensorsProblem::offsets, where + ": data_offsets [" + std::to_string(info.begin) +
+                                                   ", " + std::to_string(info.end) + "] run backwards");
     if (info.end - info.begin != elements * uint64_t(known->bytes))
-      throw error(SafetensorsProblem::shape, where + ": shape " + shape_text(info.shape) + " of " + known->name +
-                                                 " needs " + std::to_string(elements * known->bytes) +
-                                                 " bytes, data_offsets hold " + std::to_string(info.end - info.begin));
+      throw error(SafetensorsProblem::shape,
+                  where + ": shape " + shape_text(info.shape) + " of " + known->name + " needs " +
+                      std::to_string(elements * known->bytes) + " bytes, data_offsets hold " +
+                      std::to_string(info.end - info.begin));
     if (info.end > data_bytes)
       throw error(SafetensorsProblem::truncated, "truncated: " + where + " ends at data byte " +
                                                      std::to_string(info.end) + ", the data section holds " +
@@ -157,7 +166,8 @@ SafetensorsFile SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::st
   const TensorInfo *previous = nullptr;
   for (const TensorInfo *t : order) {
     if (t->begin < covered)
-      throw error(SafetensorsProblem::offsets, "tensors \"" + previous->name + "\" and \"" + t->name + "\" overlap");
+      throw error(SafetensorsProblem::offsets,
+                  "tensors \"" + previous->name + "\" and \"" + t->name + "\" overlap");
     if (t->begin > covered)
       throw error(SafetensorsProblem::offsets, "data bytes " + std::to_string(covered) + " to " +
                                                    std::to_string(t->begin) + " belong to no tensor");
@@ -182,28 +192,33 @@ std::vector<float> SafetensorsFile::floats(const std::string &name, const std::v
   if (!t) throw SafetensorsError(SafetensorsProblem::missing, origin_ + ": no tensor \"" + name + "\"");
   if (t->shape != shape)
     throw SafetensorsError(SafetensorsProblem::shape, origin_ + ": tensor \"" + name + "\" has shape " +
-                                                          shape_text(t->shape) + ", expected " + shape_text(shape));
+                                                          shape_text(t->shape) + ", expected " +
+                                                          shape_text(shape));
   const uint8_t *p = bytes_.data() + data_start_ + t->begin;
   const size_t n = (t->end - t->begin) / size_t(dtype_bytes(t->dtype));
   std::vector<float> out(n);
   for (size_t i = 0; i < n; ++i) {
     switch (t->dtype) {
-      case DType::f32: std::memcpy(&out[i], p + 4 * i, 4); break;
+      case DType::f32:
+        std::memcpy(&out[i], p + 4 * i, 4);
+        break;
       case DType::f64: {
         double d;
         std::memcpy(&d, p + 8 * i, 8);
         out[i] = float(d);
         break;
       }
-      case DType::f16: out[i] = half_to_float(uint16_t(p[2 * i] | p[2 * i + 1] << 8)); break;
+      case DType::f16:
+        out[i] = half_to_float(uint16_t(p[2 * i] | p[2 * i + 1] << 8));
+        break;
       case DType::bf16: {
         const uint32_t bits = uint32_t(p[2 * i] | p[2 * i + 1] << 8) << 16;
         std::memcpy(&out[i], &bits, 4);
         break;
       }
       default:
-        throw SafetensorsError(SafetensorsProblem::dtype,
-                               origin_ + ": tensor \"" + name + "\" is an integer tensor, not floating point");
+        throw SafetensorsError(SafetensorsProblem::dtype, origin_ + ": tensor \"" + name +
+                                                              "\" is an integer tensor, not floating point");
     }
   }
   return out;

@@ -9,7 +9,11 @@ std::u32string decode_utf8(std::string_view text) {
   std::u32string out;
   for (size_t i = 0; i < text.size();) {
     const uint8_t b = uint8_t(text[i]);
-    int extra = b < 0x80 ? 0 : b >= 0xC2 && b < 0xE0 ? 1 : b >= 0xE0 && b < 0xF0 ? 2 : b >= 0xF0 && b < 0xF5 ? 3 : -1;
+    int extra = b < 0x80                ? 0
+                : b >= 0xC2 && b < 0xE0 ? 1
+                : b >= 0xE0 && b < 0xF0 ? 2
+                : b >= 0xF0 && b < 0xF5 ? 3
+                                        : -1;
     if (extra < 0 || i + size_t(extra) >= text.size()) {
       out += U'\uFFFD', ++i;
       continue;

@@ -25,7 +25,8 @@ WordPiece WordPiece::read(const std::string &path) {
 WordPiece::WordPiece(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], int32_t(i));  // first one wins
   unk_ = id("[UNK]"), cls_ = id("[CLS]"), sep_ = id("[SEP]");
-  if (unk_ < 0 || cls_ < 0 || sep_ < 0) throw std::runtime_error("the vocabulary lacks [UNK], [CLS] or [SEP]");
+  if (unk_ < 0 || cls_ < 0 || sep_ < 0)
+    throw std::runtime_error("the vocabulary lacks [UNK], [CLS] or [SEP]");
 }
 
 int32_t WordPiece::id(std::string_view token) const {

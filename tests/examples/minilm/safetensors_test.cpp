@@ -1,5 +1,7 @@
 // safetensors_test.cpp: the MiniLM example's safetensors reader and JSON parser on small synthetic
 // files: a good one read back exactly (F32, F16, BF16, F64), and each kind of damage named.
+#include "safetensors.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "json_value.h"
-#include "safetensors.h"
 
 using minilm::SafetensorsError;
 using minilm::SafetensorsFile;
@@ -57,7 +58,7 @@ SafetensorsProblem problem_of(std::vector<uint8_t> bytes) {
   try {
     SafetensorsFile::parse(std::move(bytes), "synthetic");
   } catch (const SafetensorsError &e) {
-    MESSAGE(e.what());
+    MESSAGE(std::string(e.what()));
     return e.problem;
   }
   FAIL("the file was accepted");
@@ -117,7 +118,8 @@ TEST_CASE("a truncated file is named as truncated wherever it is cut") {
   for (size_t keep : {size_t(0), size_t(5), size_t(8), size_t(20), 8 + kHeader.size() - 1, 8 + kHeader.size(),
                       8 + kHeader.size() + 30, whole.size() - 1}) {
     CAPTURE(keep);
-    CHECK(problem_of(std::vector<uint8_t>(whole.begin(), whole.begin() + long(keep))) == SafetensorsProblem::truncated);
+    CHECK(problem_of(std::vector<uint8_t>(whole.begin(), whole.begin() + long(keep))) ==
+          SafetensorsProblem::truncated);
   }
 }
 
@@ -127,13 +129,17 @@ TEST_CASE("an altered header is refused with its problem named") {
   broken[broken.find(':')] = ';';
   CHECK(problem_of(broken, data) == SafetensorsProblem::header);
   CHECK(problem_of("[1, 2]", {}) == SafetensorsProblem::header);
-  CHECK(problem_of("{\"a\": {\"dtype\": \"F32\", \"shape\": [1]}}", {0, 0, 0, 0}) == SafetensorsProblem::header);
-  CHECK(problem_of("{" + tensor("a", "F32", "[-1]", "[0, 4]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::header);
-  CHECK(problem_of("{" + tensor("a", "F32", "[1.5]", "[0, 4]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::header);
+  CHECK(problem_of("{\"a\": {\"dtype\": \"F32\", \"shape\": [1]}}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::header);
+  CHECK(problem_of("{" + tensor("a", "F32", "[-1]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::header);
+  CHECK(problem_of("{" + tensor("a", "F32", "[1.5]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::header);
   CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[0]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::header);
   CHECK(problem_of("{\"__metadata__\": {\"n\": 1}}", {}) == SafetensorsProblem::header);
-  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + ", " + tensor("a", "F32", "[1]", "[0, 4]") + "}",
-                   {0, 0, 0, 0}) == SafetensorsProblem::header);  // a duplicate name
+  CHECK(
+      problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + ", " + tensor("a", "F32", "[1]", "[0, 4]") + "}",
+                 {0, 0, 0, 0}) == SafetensorsProblem::header);  // a duplicate name
   // A header length beyond the format's limit (a flipped high byte) is not a truncated file.
   std::vector<uint8_t> bytes = file_bytes(kHeader, data);
   bytes[6] = 1;
@@ -141,23 +147,31 @@ TEST_CASE("an altered header is refused with its problem named") {
 }
 
 TEST_CASE("unknown dtypes and shapes that disagree with the byte ranges are refused") {
-  CHECK(problem_of("{" + tensor("a", "F8_E4M3", "[4]", "[0, 4]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::dtype);
-  CHECK(problem_of("{" + tensor("a", "f32", "[1]", "[0, 4]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::dtype);
-  CHECK(problem_of("{" + tensor("a", "F32", "[2]", "[0, 4]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::shape);
-  CHECK(problem_of("{" + tensor("a", "F16", "[1]", "[0, 4]") + "}", {0, 0, 0, 0}) == SafetensorsProblem::shape);
+  CHECK(problem_of("{" + tensor("a", "F8_E4M3", "[4]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::dtype);
+  CHECK(problem_of("{" + tensor("a", "f32", "[1]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::dtype);
+  CHECK(problem_of("{" + tensor("a", "F32", "[2]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::shape);
+  CHECK(problem_of("{" + tensor("a", "F16", "[1]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
+        SafetensorsProblem::shape);
   CHECK(problem_of("{" + tensor("a", "F32", "[4611686018427387904, 4]", "[0, 4]") + "}", {0, 0, 0, 0}) ==
         SafetensorsProblem::shape);
 }
 
 TEST_CASE("overlapping, backward, holed or out-of-range offsets are refused") {
   const std::vector<uint8_t> eight(8, 0);
-  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + ", " + tensor("b", "F32", "[1]", "[2, 6]") + "}",
-                   eight) == SafetensorsProblem::offsets);
-  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + ", " + tensor("b", "F32", "[1]", "[0, 4]") + "}",
-                   eight) == SafetensorsProblem::offsets);
+  CHECK(
+      problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + ", " + tensor("b", "F32", "[1]", "[2, 6]") + "}",
+                 eight) == SafetensorsProblem::offsets);
+  CHECK(
+      problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + ", " + tensor("b", "F32", "[1]", "[0, 4]") + "}",
+                 eight) == SafetensorsProblem::offsets);
   CHECK(problem_of("{" + tensor("a", "F32", "[0]", "[4, 0]") + "}", eight) == SafetensorsProblem::offsets);
-  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[4, 8]") + "}", eight) == SafetensorsProblem::offsets);  // hole
-  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + "}", eight) == SafetensorsProblem::offsets);  // tail
+  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[4, 8]") + "}", eight) ==
+        SafetensorsProblem::offsets);  // hole
+  CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[0, 4]") + "}", eight) ==
+        SafetensorsProblem::offsets);  // tail
   CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[8, 12]") + "}", eight) == SafetensorsProblem::truncated);
   CHECK(problem_of("{" + tensor("a", "F32", "[1]", "[18446744073709551612, 0]") + "}", eight) ==
         SafetensorsProblem::header);  // beyond int64: not a usable integer
@@ -173,7 +187,8 @@ TEST_CASE("a file that cannot be opened is an io problem") {
 }
 
 TEST_CASE("the JSON parser: escapes, surrogate pairs, numbers, and errors with their offsets") {
-  const minilm::JsonValue v = minilm::parse_json(R"({"s": "a\"\\\/\n\u00e9\ud83d\ude00", "n": [-0, 12, 1.5e3, 9007199254740993]})");
+  const minilm::JsonValue v =
+      minilm::parse_json(R"({"s": "a\"\\\/\n\u00e9\ud83d\ude00", "n": [-0, 12, 1.5e3, 9007199254740993]})");
   CHECK(v.find("s")->string == "a\"\\/\n\xC3\xA9\xF0\x9F\x98\x80");
   const auto &n = v.find("n")->array;
   REQUIRE(n.size() == 4);
@@ -182,8 +197,8 @@ TEST_CASE("the JSON parser: escapes, surrogate pairs, numbers, and errors with t
   CHECK_FALSE(n[2].is_integer);
   CHECK(n[2].number == 1500.0);
   CHECK(n[3].integer == 9007199254740993LL);  // exact, past double's 2^53
-  for (const char *bad : {"", "{", "{\"a\" 1}", "[1,]", "01", "\"\\ud800\"", "\"\\x\"", "[1] 2", "tru", "{\"a\":1,\"a\":2}",
-                          "\"a\nb\""}) {
+  for (const char *bad : {"", "{", "{\"a\" 1}", "[1,]", "01", "\"\\ud800\"", "\"\\x\"", "[1] 2", "tru",
+                          "{\"a\":1,\"a\":2}", "\"a\nb\""}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(minilm::parse_json(bad), minilm::JsonError);
   }

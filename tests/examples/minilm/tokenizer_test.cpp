@@ -14,7 +14,7 @@ using Words = std::vector<std::string>;
 TEST_CASE("basic tokenizer: lower-casing, accent stripping, punctuation and whitespace") {
   CHECK(minilm::basic_tokenize("Hello, World!") == Words{"hello", ",", "world", "!"});
   CHECK(minilm::basic_tokenize("Café ÀÉÎÕÜ Ångström Çà") == Words{"cafe", "aeiou", "angstrom", "ca"});
-  CHECK(minilm::basic_tokenize("e\xCC\x81t\xC3\xA9") == Words{"ete"});              // a lone combining accent
+  CHECK(minilm::basic_tokenize("e\xCC\x81t\xC3\xA9") == Words{"ete"});        // a lone combining accent
   CHECK(minilm::basic_tokenize("Straße ĲSSEL") == Words{"straße", "ĳssel"});  // no compatibility folding
   CHECK(minilm::basic_tokenize("a\tb\u00a0c\u3000d\ne") == Words{"a", "b", "c", "d", "e"});
   CHECK(minilm::basic_tokenize("x\u200by\x07z\xEF\xBB\xBF") == Words{"xyz"});  // Cf and Cc are removed
@@ -28,19 +28,22 @@ TEST_CASE("basic tokenizer: lower-casing, accent stripping, punctuation and whit
 
 TEST_CASE("basic tokenizer: CJK ideographs become words of their own, kana do not") {
   CHECK(minilm::basic_tokenize("東京はabc") == Words{"東", "京", "はabc"});
-  CHECK(minilm::basic_tokenize("で") == Words{"て"});  // NFD splits the dakuten, an Mn mark
+  CHECK(minilm::basic_tokenize("で") == Words{"て"});                  // NFD splits the dakuten, an Mn mark
   CHECK(minilm::basic_tokenize("한") == Words{"\u1112\u1161\u11ab"});  // Hangul decomposes to jamo
 }
 
 TEST_CASE("invalid UTF-8 becomes U+FFFD, which the cleaning step removes") {
-  CHECK(minilm::decode_utf8("a\xFF" "b\xC0\xAF" "c\xE2\x82") == U"a\uFFFDb\uFFFD\uFFFDc\uFFFD\uFFFD");
-  CHECK(minilm::basic_tokenize("a\xFF" "b") == Words{"ab"});
+  CHECK(minilm::decode_utf8("a\xFF"
+                            "b\xC0\xAF"
+                            "c\xE2\x82") == U"a\uFFFDb\uFFFD\uFFFDc\uFFFD\uFFFD");
+  CHECK(minilm::basic_tokenize("a\xFF"
+                               "b") == Words{"ab"});
   CHECK(minilm::encode_utf8(U"\U0001F600é") == "\xF0\x9F\x98\x80\xC3\xA9");
 }
 
 TEST_CASE("WordPiece: greedy longest match, ## continuations, [UNK] for the unmatched and the long") {
-  const minilm::WordPiece vocab({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", "##a", "aff", "##ff",
-                                 "a", ",", "##b"});
+  const minilm::WordPiece vocab(
+      {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", "##a", "aff", "##ff", "a", ",", "##b"});
   std::vector<int32_t> ids;
   vocab.word_pieces("unaffable", &ids);
   CHECK(ids == std::vector<int32_t>{4, 5, 6});
