@@ -134,6 +134,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
                    optional_input("segment_ids_q"), optional_input("segment_ids_k"), optional_input("mask")};
     in.alibi_slopes = optional_input("alibi_slopes");
     in.score_bias = optional_input("score_bias");
+    in.scale = optional_input("scale");
   }
 
   // Hands the core's result to the outputs: out directly, or out and lse from the Tuple.
@@ -198,6 +199,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
 
   void generate_block() {
     const attn::Spec &s = spec_;
+    if (s.cross_attention) throw Halide::CompileError("attnc: cross=true is not generated yet");
     const int hd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim, kvdv = s.kv_heads * s.head_dim_v;
     Func x = input_f32("x");
     if (spec_.dtype != attn::DType::f32) {

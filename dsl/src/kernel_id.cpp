@@ -121,6 +121,8 @@ std::string kernel_id(const Spec &spec) {
   if (s.alibi) id += "_alibi";
   if (s.score_bias) id += "_bias_t";
   if (s.lse) id += "_lse";
+  if (s.runtime_scale) id += "_rs";
+  if (s.cross_attention) id += "_cross";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

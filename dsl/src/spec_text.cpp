@@ -35,13 +35,16 @@ enum class Key {
   softcap,
   alibi,
   score_bias,
-  lse
+  lse,
+  runtime_scale,
+  cross
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "form",       "qkv", "proj_bias",
-    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse"};
+    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
+    "runtime_scale", "cross"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::lse) + 1);
+static_assert(key_count == static_cast<int>(Key::cross) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -134,6 +137,10 @@ class SpecBuilder {
         return std::nullopt;
       case Key::lse:
         return set_bool(key, value, &Spec::with_lse);
+      case Key::runtime_scale:
+        return set_bool(key, value, &Spec::with_runtime_scale);
+      case Key::cross:
+        return set_bool(key, value, &Spec::with_cross_attention);
     }
     return bad(key, value, "is not handled");
   }
@@ -218,6 +225,9 @@ std::string to_string(const Spec &spec) {
   out += std::string(" alibi=") + bool_text(s.alibi);
   out += std::string(" score_bias=") + (s.score_bias ? "tensor" : "none");
   out += std::string(" lse=") + bool_text(s.lse);
+  // Printed only when set, as align: older specs keep their text.
+  if (s.runtime_scale) out += " runtime_scale=true";
+  if (s.cross_attention) out += " cross=true";
   return out;
 }
 

@@ -50,7 +50,8 @@ inline bool same_resolved(const attn::Spec &a, const attn::Spec &b) {
          x.form == y.form && x.qkv == y.qkv && x.proj_bias == y.proj_bias && same_mask(x.mask, y.mask) &&
          x.mask_block == y.mask_block && x.dtype == y.dtype && same_bits(x.scale, y.scale) &&
          x.has_softcap == y.has_softcap && (!x.has_softcap || same_bits(x.softcap, y.softcap)) &&
-         x.alibi == y.alibi && x.score_bias == y.score_bias && x.lse == y.lse && x.align == y.align;
+         x.alibi == y.alibi && x.score_bias == y.score_bias && x.lse == y.lse && x.align == y.align &&
+         x.runtime_scale == y.runtime_scale && x.cross_attention == y.cross_attention;
 }
 
 }  // namespace attn_test

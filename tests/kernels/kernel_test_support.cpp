@@ -172,6 +172,7 @@ attn_status Call::run(const attn_kernel *kernel) {
   for (auto &[name, tensor] : byte_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : bits_tensors)
     args.push_back(attn_arg{name.c_str(), tensor.c_tensor(bits_dtype)});
+  for (auto &[name, value] : scalars) args.push_back(attn_arg{name.c_str(), {&value, ATTN_F32, 0, nullptr, nullptr}});
   return attn_run(kernel, args.data(), static_cast<int>(args.size()));
 }
 
@@ -328,6 +329,9 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   };
   reference::Options o;
   o.scale = scale_of(s);
+  // A run-time scale the call gives (runtime_scale: rank 0 or one element) replaces the spec's.
+  if (auto it = call.tensors.find("scale"); it != call.tensors.end()) o.scale = it->second.logical(0);
+  if (auto it = call.scalars.find("scale"); it != call.scalars.end()) o.scale = it->second;
   o.mask = s.mask;
   o.mask_block = s.mask_block;
   o.softcap = s.has_softcap ? static_cast<double>(s.softcap) : 0.0;

@@ -88,6 +88,7 @@ struct Call {
   std::map<std::string, ByteTensor> byte_tensors;    // u8: mask
   std::map<std::string, BitsTensor> bits_tensors;    // f16 / bf16: q, k, v, x, weights, out
   attn_dtype bits_dtype = ATTN_F16;                  // bits_tensors' dtype: ATTN_F16 or ATTN_BF16
+  std::map<std::string, float> scalars;              // rank-0 f32: a run-time scale
   attn_status run(const attn_kernel *kernel);        // passes every tensor, names as keys
 };
 
@@ -116,7 +117,8 @@ void add_runtime_inputs(const attn::Spec &resolved, Call &call, int batch, int s
                         MaskShape mask_shape, std::mt19937 &rng);
 
 // The fp64 reference and the naive fp32 result (out, and lse [B,Sq,H]) for a call made by
-// make_core_call / make_block_call (+ add_runtime_inputs).
+// make_core_call / make_block_call (+ add_runtime_inputs); with the call's "scale" (a run-time
+// scale, in scalars or as a [1] tensor) where it has one, else the spec's.
 struct Expected {
   std::vector<double> exact;
   std::vector<float> naive;

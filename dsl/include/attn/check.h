@@ -50,6 +50,7 @@ template <int block, int limit> struct random_block_size_must_be_at_most;
 template <int blocks, int limit> struct random_block_count_must_be_at_most;
 template <int draws, int limit> struct random_draws_in_all_must_be_at_most;
 template <int node, int count_is_bad> struct mask_node_is_malformed;
+template <int unused> struct cross_attention_needs_the_block_form;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -136,6 +137,7 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::random_count_too_large) return (random_block_count_must_be_at_most<a, b> *)nullptr;
   else if constexpr (problem == P::random_draws_too_many) return (random_draws_in_all_must_be_at_most<a, b> *)nullptr;
   else if constexpr (problem == P::mask_malformed) return (mask_node_is_malformed<a, b> *)nullptr;
+  else if constexpr (problem == P::cross_attention_needs_block_form) return (cross_attention_needs_the_block_form<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

@@ -45,6 +45,7 @@ enum class SpecProblem : int32_t {
   random_count_too_large,
   random_draws_too_many,  // N summed over random terms
   mask_malformed,         // a hand-built node (a: its index; b: 1 when the node count itself is bad)
+  cross_attention_needs_block_form,  // cross=true on a core spec (its k and v are inputs already)
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -171,6 +172,7 @@ constexpr SpecCheck check_spec(const Spec &s) {
   }
   if (s.has_scale && !(s.scale > 0.0f && s.scale < 3.0e38f)) return {P::scale_not_positive, 0, 0};
   if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < 3.0e38f)) return {P::softcap_not_positive, 0, 0};
+  if (s.cross_attention && s.form != Form::block) return {P::cross_attention_needs_block_form, 0, 0};
   return detail::check_mask(s.mask);
 }
 
