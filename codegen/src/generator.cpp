@@ -197,49 +197,95 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     set_core_outputs(true, result, out);
   }
 
+  // An activation input (x or x_kv [B,S,d_model]) as f32. f16 and bf16 are converted once per
+  // call: read in place, every projection FMA also converted its x element (f16 W6 ran at
+  // 0.64-0.92x of its fp32 kernel, docs/PERFORMANCE.md).
+  Func activations_f32(const std::string &name) {
+    Func x = input_f32(name);
+    if (spec_.dtype == attn::DType::f32) return x;
+    Func copy(name + "_f32_copy");
+    Var c("c"), token("token"), batch("batch"), rows("rows");
+    copy(c, token, batch) = x(c, token, batch);
+    copy.compute_root()
+        .fuse(token, batch, rows)
+        .parallel(rows)
+        .vectorize(c, lanes_dividing(spec_.d_model, tiles_.vector_width));
+    return copy;
+  }
+
+  // Rows [first, first + count) of a weight w(c, row) or a bias b(row), as their own Func (the
+  // whole input when first is 0; undefined stays undefined).
+  static Func rows_from(const Func &f, int first) {
+    if (!f.defined() || first == 0) return f;
+    Func rows(f.name() + "_from_row_" + std::to_string(first));
+    Var c("c"), r("r");
+    if (f.dimensions() == 1) {
+      rows(r) = f(r + first);  // a bias
+    } else {
+      rows(c, r) = f(c, r + first);  // a weight: (input feature, row)
+    }
+    return rows;
+  }
+
+  // One input projection: weight rows [first_row, first_row + rows) and their bias applied to
+  // one activation input, x or x_kv.
+  struct Projection {
+    std::string source, weight, bias, name;
+    int first_row, rows;
+  };
+  // Where q, k or v sit in the projections' outputs: layer `layer`, from row `row`.
+  struct ProjectedAt {
+    size_t layer;
+    int row;
+  };
+
   void generate_block() {
     const attn::Spec &s = spec_;
-    if (s.cross_attention) throw Halide::CompileError("attnc: cross=true is not generated yet");
     const int hd = s.heads * s.head_dim, kvd = s.kv_heads * s.head_dim, kvdv = s.kv_heads * s.head_dim_v;
-    Func x = input_f32("x");
-    if (spec_.dtype != attn::DType::f32) {
-      // Converted once per call: read in place, every projection FMA also converted its x element
-      // (f16 W6 ran at 0.64-0.92x of its fp32 kernel, docs/PERFORMANCE.md).
-      Func x_copy("x_f32_copy");
-      Var c("c"), token("token"), batch("batch"), rows("rows");
-      x_copy(c, token, batch) = x(c, token, batch);
-      x_copy.compute_root().fuse(token, batch, rows).parallel(rows).vectorize(c, lanes_dividing(s.d_model, tiles_.vector_width));
-      x = x_copy;
+    // Queries from x; keys and values from x_kv under cross-attention, else from x too. The one
+    // place that chooses the key/value source: the projections, seq_k and the masks follow it.
+    const std::string kv_source = s.cross_attention ? "x_kv" : "x";
+    std::map<std::string, Func> sources{{"x", activations_f32("x")}};
+    if (s.cross_attention) sources.emplace("x_kv", activations_f32("x_kv"));
+    const Expr seq_q = (*inputs_.at("x")).dim(1).extent(), seq_k = (*inputs_.at(kv_source)).dim(1).extent();
+
+    // fused self-attention: one projection of x by all of w_qkv. fused cross-attention: w_qkv's
+    // q rows on x, its k and v rows on x_kv (nn.MultiheadAttention's in_proj_weight layout).
+    // separate: w_q on x, w_k and w_v on the key/value source.
+    const bool fused = s.qkv == attn::Qkv::fused;
+    const char *bias_qkv = s.proj_bias ? "b_qkv" : "";
+    std::vector<Projection> plan;
+    ProjectedAt q_at{0, 0}, k_at{0, 0}, v_at{0, 0};
+    if (fused && !s.cross_attention) {
+      plan = {{"x", "w_qkv", bias_qkv, "qkv", 0, hd + kvd + kvdv}};
+      k_at = {0, hd};
+      v_at = {0, hd + kvd};
+    } else if (fused) {
+      plan = {{"x", "w_qkv", bias_qkv, "q_proj", 0, hd},
+              {kv_source, "w_qkv", bias_qkv, "kv_proj", hd, kvd + kvdv}};
+      k_at = {1, 0};
+      v_at = {1, kvd};
+    } else {
+      plan = {{"x", "w_q", s.proj_bias ? "b_q" : "", "q_proj", 0, hd},
+              {kv_source, "w_k", s.proj_bias ? "b_k" : "", "k_proj", 0, kvd},
+              {kv_source, "w_v", s.proj_bias ? "b_v" : "", "v_proj", 0, kvdv}};
+      k_at = {1, 0};
+      v_at = {2, 0};
     }
-    const Expr seq = (*inputs_.at("x")).dim(1).extent();
+    std::vector<LinearFuncs> layers;
+    for (const Projection &p : plan) {
+      const Func bias = p.bias.empty() ? Func() : rows_from(input_f32(p.bias), p.first_row);
+      layers.push_back(define_linear(sources.at(p.source), rows_from(input_f32(p.weight), p.first_row), bias,
+                                     s.d_model, linear_panel_rows(tiles_, p.rows), p.name,
+                                     bf16_input(p.source), rows_from(bf16_input(p.weight), p.first_row)));
+      schedule_linear(layers.back(), p.rows);
+    }
     Var d("d"), h("h"), i("i"), b("b");
     Func q("q_heads"), k("k_heads"), v("v_heads");
-    std::vector<LinearFuncs> layers;
-    auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
-    if (s.qkv == attn::Qkv::fused) {
-      const int rows = hd + kvd + kvdv;
-      layers.push_back(define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model,
-                                     linear_panel_rows(tiles_, rows), "qkv", bf16_input("x"), bf16_input("w_qkv")));
-      schedule_linear(layers.back(), rows);
-      const Func &qkv = layers.back().y;
-      q(d, h, i, b) = qkv(h * s.head_dim + d, i, b);
-      k(d, h, i, b) = qkv(hd + h * s.head_dim + d, i, b);
-      v(d, h, i, b) = qkv(hd + kvd + h * s.head_dim_v + d, i, b);
-    } else {
-      const char *names[3][3] = {
-          {"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
-      const int rows[3] = {hd, kvd, kvdv};
-      for (int p = 0; p < 3; ++p) {
-        layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
-                                       linear_panel_rows(tiles_, rows[p]), names[p][2], bf16_input("x"),
-                                       bf16_input(names[p][0])));
-        schedule_linear(layers.back(), rows[p]);
-      }
-      q(d, h, i, b) = layers[0].y(h * s.head_dim + d, i, b);
-      k(d, h, i, b) = layers[1].y(h * s.head_dim + d, i, b);
-      v(d, h, i, b) = layers[2].y(h * s.head_dim_v + d, i, b);
-    }
-    CoreInputs in{q, k, v, seq, seq};
+    q(d, h, i, b) = layers[q_at.layer].y(q_at.row + h * s.head_dim + d, i, b);
+    k(d, h, i, b) = layers[k_at.layer].y(k_at.row + h * s.head_dim + d, i, b);
+    v(d, h, i, b) = layers[v_at.layer].y(v_at.row + h * s.head_dim_v + d, i, b);
+    CoreInputs in{q, k, v, seq_q, seq_k};
     add_mask_inputs(in);
     CoreFuncs core = gpu_ ? define_core(in, s, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows)
                           : define_core(in, s, tiles_.key_block, tiles_.query_tile, tiles_.pv_rows);
@@ -254,8 +300,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Var j("j");
     const Halide::FuncRef attended = core.out(j % s.head_dim_v, j / s.head_dim_v, i, b);
     merged(j, i, b) = core.with_lse ? Expr(attended[0]) : Expr(attended);
-    LinearFuncs out_proj = define_linear(merged, input_f32("w_o"), bias("b_o"), s.heads * s.head_dim_v,
-                                         linear_panel_rows(tiles_, s.d_model), "out_proj");
+    LinearFuncs out_proj =
+        define_linear(merged, input_f32("w_o"), s.proj_bias ? input_f32("b_o") : Func(),
+                      s.heads * s.head_dim_v, linear_panel_rows(tiles_, s.d_model), "out_proj");
     schedule_linear(out_proj, s.d_model);
     // The projection accumulates in a buffer of its own and is then copied out: accumulating
     // straight into the output buffer (run-time strides) kept the sums in memory, not registers

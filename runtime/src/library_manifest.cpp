@@ -101,7 +101,8 @@ bool arg_matches(const Value &entry, const attn_arg_info &info, std::string *why
   const Value *optional = entry.member("optional");
   const bool is_optional = optional != nullptr && optional->kind == Value::Kind::boolean && optional->boolean;
   if (is_optional != (info.is_optional != 0)) {
-    *why = std::string("is ") + (info.is_optional ? "optional" : "required") + " in the library but not in the manifest";
+    *why = std::string("is ") + (info.is_optional ? "optional" : "required") +
+           " in the library but not in the manifest";
     return false;
   }
   const Value *fallback = entry.member("default");

@@ -70,7 +70,8 @@ bool desc_is_well_formed(const attn_kernel_desc &desc, std::string *why) {
                      ", valid ranks are 0.." + std::to_string(ATTN_MAX_RANK));
     }
     // The runtime hands a left-out optional input one f32 element (its default): only scalars.
-    if (arg.is_optional != 0 && (arg.rank != 0 || arg.is_output || attn::detail::dtype_value(arg.dtype) != ATTN_F32)) {
+    if (arg.is_optional != 0 &&
+        (arg.rank != 0 || arg.is_output || attn::detail::dtype_value(arg.dtype) != ATTN_F32)) {
       return problem(which + " ('" + arg.name + "') is optional but not a rank-0 f32 input");
     }
     if (arg.rank == 0 && arg.is_output) {

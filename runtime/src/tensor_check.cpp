@@ -118,8 +118,9 @@ attn_status check_names(const attn_kernel_desc &desc, const attn_arg *args, int 
 attn_status check_scalar(const attn_arg_info &info, const attn_tensor &t) {
   if (t.rank == 0) return ATTN_OK;
   if (t.rank != 1) {
-    return fail(ATTN_ERR_RANK, "tensor '%s' has rank %d, kernel expects a scalar: rank 0, or rank 1 of shape [1]",
-                info.name, t.rank);
+    return fail(ATTN_ERR_RANK,
+                "tensor '%s' has rank %d, kernel expects a scalar: rank 0, or rank 1 of shape [1]", info.name,
+                t.rank);
   }
   if (t.shape == nullptr) return fail(ATTN_ERR_RANK, "tensor '%s' has a null shape", info.name);
   if (t.shape[0] != 1) {
@@ -423,8 +424,9 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
       out->defaults[i] = static_cast<float>(desc.args[i].default_value);
       left_out = attn_tensor{&out->defaults[i], ATTN_F32, 0, nullptr, nullptr};
     }
-    build_buffer(desc.args[i], given[i] != nullptr ? given[i]->tensor : left_out, plans[static_cast<size_t>(i)],
-                 &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK], &out->buffers[i]);
+    build_buffer(desc.args[i], given[i] != nullptr ? given[i]->tensor : left_out,
+                 plans[static_cast<size_t>(i)], &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK],
+                 &out->buffers[i]);
     out->pointers[i] = &out->buffers[i];
   }
   return ATTN_OK;

@@ -147,7 +147,8 @@ TEST_CASE("parse_spec keeps what the user wrote") {
 TEST_CASE("parse_spec rejects malformed pairs") {
   CHECK(spec_error("heads=12 head=64") ==
         "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, form, qkv, "
-        "proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, runtime_scale, cross)");
+        "proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, runtime_scale, "
+        "cross)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");
@@ -221,10 +222,12 @@ TEST_CASE("runtime_scale and cross: printed only when set, parsed both ways, ref
   const attn::ParseResult parsed = attn::parse_spec(text);
   REQUIRE(parsed.ok);
   CHECK(attn_test::same_resolved(parsed.spec, both));
-  const attn::ParseResult off = attn::parse_spec("d_model=64 heads=2 form=block runtime_scale=false cross=false");
+  const attn::ParseResult off =
+      attn::parse_spec("d_model=64 heads=2 form=block runtime_scale=false cross=false");
   REQUIRE(off.ok);
   CHECK(attn_test::same_resolved(off.spec, base));
-  CHECK(spec_error("heads=2 head_dim=16 runtime_scale=yes") == "key 'runtime_scale': 'yes' is not one of true|false");
+  CHECK(spec_error("heads=2 head_dim=16 runtime_scale=yes") ==
+        "key 'runtime_scale': 'yes' is not one of true|false");
   // k and v of a core spec are inputs already: cross-attention is a block-form option.
   const attn::ParseResult core = attn::parse_spec("heads=2 head_dim=16 cross=true");
   CHECK_FALSE(core.ok);

@@ -100,8 +100,13 @@ Call make_core_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k,
                     std::mt19937 &rng);
 // Inputs for a block spec: x uniform[-1, 1], weights and biases uniform[-1/sqrt(fan_in), 1/sqrt(fan_in)].
 Call make_block_call(const attn::Spec &resolved, int batch, int seq, bool padded, std::mt19937 &rng);
+// The same with x_kv [B, seq_kv, d_model] as well for cross-attention (cross=true; seq_kv is unused
+// otherwise).
+Call make_block_call(const attn::Spec &resolved, int batch, int seq, int seq_kv, bool padded,
+                     std::mt19937 &rng);
 
-// make_core_call or make_block_call, by the spec's form (the block form: S = seq_q, seq_k unused).
+// make_core_call or make_block_call, by the spec's form (the block form: S = seq_q, and seq_k the
+// length of x_kv under cross-attention, else unused).
 Call make_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k, bool padded, std::mt19937 &rng);
 
 // How a call gives the mask-shaped tensors (mask, score_bias): [Sq,Sk], [H,Sq,Sk] (aligned from the

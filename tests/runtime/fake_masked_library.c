@@ -95,8 +95,15 @@ static const attn_arg_info scaled_args[3] = {
 };
 
 static const attn_kernel_desc scaled = {
-    ATTN_ABI_VERSION, "fake_lib_scaled", "form=test runtime_scale=true", "x86-64-linux", "", 3, scaled_args,
-    run_scaled,       0,
+    ATTN_ABI_VERSION,
+    "fake_lib_scaled",
+    "form=test runtime_scale=true",
+    "x86-64-linux",
+    "",
+    3,
+    scaled_args,
+    run_scaled,
+    0,
 };
 
 __attribute__((visibility("default"))) const attn_kernel_desc *const *attn_library_table_v1(

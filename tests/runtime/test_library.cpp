@@ -419,8 +419,9 @@ TEST_CASE("a manifest's optional arguments and their defaults must match the lib
     CHECK(contains(attn_last_error(), "'scale' is optional in the library but not in the manifest"));
   }
   SUBCASE("an input made optional") {
-    copy.write_manifest(replaced(manifest, R"("name": "x", "dtype": "f32", "output": false, "shape": [4])",
-                                 R"("name": "x", "dtype": "f32", "output": false, "shape": [4], "optional": true)"));
+    copy.write_manifest(
+        replaced(manifest, R"("name": "x", "dtype": "f32", "output": false, "shape": [4])",
+                 R"("name": "x", "dtype": "f32", "output": false, "shape": [4], "optional": true)"));
     CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
     CHECK(contains(attn_last_error(), "'x' is required in the library but not in the manifest"));
   }

@@ -40,14 +40,15 @@ const attn_arg_info scaled_args[] = {
     {"scale", ATTN_F32, 0, 0, {0}, {nullptr}, 0, 0, 1, default_scale},
     {"out", ATTN_F32, 1, 1, {4}, {nullptr}, 0, 0, 0, 0.0},
 };
-const attn_kernel_desc scaled = {ATTN_ABI_VERSION, "fake_scaled", "form=test", "host", "", 3,
+const attn_kernel_desc scaled = {ATTN_ABI_VERSION, "fake_scaled", "form=test",   "host", "", 3,
                                  scaled_args,      run_scaled,    set_no_threads};
 
 struct ScaledCall {
   float x[4] = {1, -2, 3, 0.25f};
   float out[4] = {-7, -7, -7, -7};
   int64_t shape[1] = {4};
-  std::vector<attn_arg> args = {{"x", {x, ATTN_F32, 1, shape, nullptr}}, {"out", {out, ATTN_F32, 1, shape, nullptr}}};
+  std::vector<attn_arg> args = {{"x", {x, ATTN_F32, 1, shape, nullptr}},
+                                {"out", {out, ATTN_F32, 1, shape, nullptr}}};
 
   attn_status run() {
     attn_register_kernel(&scaled);
@@ -74,8 +75,12 @@ TEST_CASE("an optional input given at rank 0 or as one element") {
   ScaledCall call;
   float scale = -1.25f;
   int64_t one[1] = {1};
-  SUBCASE("rank 0, shape and strides null") { call.args.push_back({"scale", {&scale, ATTN_F32, 0, nullptr, nullptr}}); }
-  SUBCASE("rank 1, shape [1]") { call.args.push_back({"scale", {&scale, ATTN_F32, 1, one, nullptr}}); }
+  SUBCASE("rank 0, shape and strides null") {
+    call.args.push_back({"scale", {&scale, ATTN_F32, 0, nullptr, nullptr}});
+  }
+  SUBCASE("rank 1, shape [1]") {
+    call.args.push_back({"scale", {&scale, ATTN_F32, 1, one, nullptr}});
+  }
   SUBCASE("rank 1, shape [1], any stride") {
     int64_t stride[1] = {7};
     call.args.push_back({"scale", {&scale, ATTN_F32, 1, one, stride}});
@@ -98,7 +103,8 @@ TEST_CASE("an optional input of the wrong shape, rank or dtype, or without data,
   SUBCASE("rank 2") {
     call.args.push_back({"scale", {values, ATTN_F32, 2, one_one, nullptr}});
     CHECK(call.run() == ATTN_ERR_RANK);
-    CHECK(contains(attn_last_error(), "tensor 'scale' has rank 2, kernel expects a scalar: rank 0, or rank 1 of shape [1]"));
+    CHECK(contains(attn_last_error(),
+                   "tensor 'scale' has rank 2, kernel expects a scalar: rank 0, or rank 1 of shape [1]"));
   }
   SUBCASE("rank 1 with a null shape") {
     call.args.push_back({"scale", {values, ATTN_F32, 1, nullptr, nullptr}});
@@ -124,7 +130,8 @@ TEST_CASE("a required input is still required; the message marks the optional on
   ScaledCall call;
   call.args.erase(call.args.begin());  // x
   CHECK(call.run() == ATTN_ERR_MISSING_TENSOR);
-  CHECK(contains(attn_last_error(), "tensor 'x' is missing (kernel 'fake_scaled' takes x, scale (optional), out)"));
+  CHECK(contains(attn_last_error(),
+                 "tensor 'x' is missing (kernel 'fake_scaled' takes x, scale (optional), out)"));
   CHECK(call.untouched());
 }
 
@@ -150,9 +157,15 @@ TEST_CASE("tables whose optional or rank-0 arguments cannot work are refused") {
     const char *why;
   };
   static const Broken broken[] = {
-      {"fake_optional_rank_1", {"s", ATTN_F32, 1, 0, {1}, {nullptr}, 0, 0, 1, 1.0}, "is optional but not a rank-0 f32 input"},
-      {"fake_optional_i32", {"s", ATTN_I32, 0, 0, {0}, {nullptr}, 0, 0, 1, 1.0}, "is optional but not a rank-0 f32 input"},
-      {"fake_optional_output", {"s", ATTN_F32, 0, 1, {0}, {nullptr}, 0, 0, 1, 1.0}, "is optional but not a rank-0 f32 input"},
+      {"fake_optional_rank_1",
+       {"s", ATTN_F32, 1, 0, {1}, {nullptr}, 0, 0, 1, 1.0},
+       "is optional but not a rank-0 f32 input"},
+      {"fake_optional_i32",
+       {"s", ATTN_I32, 0, 0, {0}, {nullptr}, 0, 0, 1, 1.0},
+       "is optional but not a rank-0 f32 input"},
+      {"fake_optional_output",
+       {"s", ATTN_F32, 0, 1, {0}, {nullptr}, 0, 0, 1, 1.0},
+       "is optional but not a rank-0 f32 input"},
       {"fake_rank_0_output", {"s", ATTN_F32, 0, 1, {0}, {nullptr}, 0, 0, 0, 0.0}, "is a rank-0 output"},
       {"fake_negative_rank", {"s", ATTN_F32, -1, 0, {0}, {nullptr}, 0, 0, 0, 0.0}, "valid ranks are 0.."},
   };

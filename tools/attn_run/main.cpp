@@ -441,8 +441,9 @@ attn::run_tool::CallSizes call_sizes(const CallTensors &call, const std::vector<
     return 0;
   };
   attn::run_tool::CallSizes sizes;
-  const bool cross = std::any_of(infos.begin(), infos.end(),
-                                 [](const attn_arg_info &info) { return std::string_view(info.name) == "x_kv"; });
+  const bool cross = std::any_of(infos.begin(), infos.end(), [](const attn_arg_info &info) {
+    return std::string_view(info.name) == "x_kv";
+  });
   if (cross) {  // cross-attention: x [B,Sq,M], x_kv [B,Sk,M]
     sizes.batch = size_of("B", "x", 0);
     sizes.seq_q = size_of("Sq", "x", 1);
