@@ -37,6 +37,13 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
   if (s.mask.uses(attn::MaskOp::tensor)) args.push_back(score_shaped("mask", "u8", s.heads, sq, sk));
   if (s.alibi) args.push_back(tensor("alibi_slopes", {fix(s.heads, "H")}));
   if (s.score_bias) args.push_back(score_shaped("score_bias", "f32", s.heads, sq, sk));
+  if (s.runtime_scale) {
+    // A scalar the caller may leave out: the kernel then reads the spec's scale.
+    ArgSpec scale = tensor("scale", {});
+    scale.is_optional = true;
+    scale.default_value = s.scale;
+    args.push_back(scale);
+  }
 }
 }  // namespace
 
@@ -128,8 +135,11 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
     if (s.probs) args.push_back(tensor("probs", {sym("B"), fix(h, "H"), sym("Sq"), sym("Sk")}, true));
     return args;
   }
-  args.push_back(tensor("x", {sym("B"), sym("S"), fix(m, "d_model")}, false, t));
-  // With head groups the widths are sums over the groups (attn::query_width and its siblings).
+  // Self-attention: one length S. Cross-attention: queries from x [B,Sq,d_model], keys and values
+  // from x_kv [B,Sk,d_model].
+  const char *sq = s.cross_attention ? "Sq" : "S", *sk = s.cross_attention ? "Sk" : "S";
+  args.push_back(tensor("x", {sym("B"), sym(sq), fix(m, "d_model")}, false, t));
+  if (s.cross_attention) args.push_back(tensor("x_kv", {sym("B"), sym(sk), fix(m, "d_model")}, false, t));
   const bool grouped = s.group_count > 0;
   const int64_t qw = attn::query_width(s), kw = attn::key_width(s), vw = attn::value_width(s);
   const int64_t ow = attn::attended_width(s);
@@ -154,10 +164,10 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
   }
   args.push_back(tensor("w_o", {fix(m, "d_model"), fix(ow, o_label)}, false, t));
   if (s.proj_bias) args.push_back(tensor("b_o", {fix(m, "d_model")}, false, t));
-  append_mask_inputs(s, "S", "S", args);
-  args.push_back(tensor("out", {sym("B"), sym("S"), fix(m, "d_model")}, true, t));
-  if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("S"), fix(h, "H")}, true));
-  if (s.probs) args.push_back(tensor("probs", {sym("B"), fix(h, "H"), sym("S"), sym("S")}, true));
+  append_mask_inputs(s, sq, sk, args);
+  args.push_back(tensor("out", {sym("B"), sym(sq), fix(m, "d_model")}, true, t));
+  if (s.lse) args.push_back(tensor("lse", {sym("B"), sym(sq), fix(h, "H")}, true));
+  if (s.probs) args.push_back(tensor("probs", {sym("B"), fix(h, "H"), sym(sq), sym(sk)}, true));
   return args;
 }
 

@@ -71,7 +71,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
     f.value_pairs(f.pair, dv, f.key_pair, h, b) =
         in.v_bf16(dv, h / group, Halide::min(2 * f.key_pair + f.pair, seq_k - 1), b);
   } else {
-    f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * s.scale;
+    f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * score_scale(s, in);
     f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
   }
   // With pairs, the keys P.V multiplies in fp32 read the pairs' copy of v.
@@ -121,7 +121,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
     const Expr element = f.over_dim_pairs.x, dim_pair = f.over_dim_pairs.y;
     f.scores(row, key, tile, h, b) += Halide::cast<float>(f.query_pairs(element, row, dim_pair, tile, h, b)) *
                                       Halide::cast<float>(f.head_keys(2 * dim_pair + element, key, h, b));
-    score = score * s.scale;
+    score = score * score_scale(s, in);
   } else {
     f.scores(row, key, tile, h, b) += f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, key, h, b);
   }

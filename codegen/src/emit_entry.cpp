@@ -1,4 +1,5 @@
 // Writes the C entry source and the C header of a kernel library.
+#include <cstdio>
 #include <sstream>
 
 #include "attnc/emit.h"
@@ -20,6 +21,20 @@ std::string join(const std::vector<std::string> &items, const char *sep) {
   std::string out;
   for (const std::string &item : items) out += (out.empty() ? "" : sep) + item;
   return out;
+}
+
+// An array initializer's items; "0" for none (a rank-0 argument: C has no empty initializer).
+std::string c_items(const std::vector<std::string> &items) {
+  return items.empty() ? "0" : join(items, ", ");
+}
+
+// A double as a C literal that reads back the same f32 value.
+std::string c_double(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  std::string text = buffer;
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
 }
 
 const char *dtype_enum(const std::string &dtype) {
@@ -74,8 +89,10 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       << (a.is_inout    ? 2
           : a.is_output ? 1
                         : 0)
-      << ", {" << join(fixed, ", ") << "}, {" << join(names, ", ") << "}, " << a.broadcast_dims << "u, "
-      << a.min_rank << "},\n";
+      << ", {" << c_items(fixed) << "}, {" << c_items(names) << "}, "
+      << a.broadcast_dims << "u, " << a.min_rank << ", " << (a.is_optional ? 1 : 0) << ", "
+      << c_double(a.default_value) << "},
+";
   }
   o << "};\n\n";
   bool any_gpu = false;

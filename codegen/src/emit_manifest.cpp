@@ -34,6 +34,13 @@ std::string json_string(const std::string &s) {
   return out + "\"";
 }
 
+// A float as JSON: 9 significant digits, enough for the f32 value to read back exactly.
+std::string json_number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  return buffer;
+}
+
 // How a variant computes: the arithmetic its storage type gets on its target.
 std::string compute_path(const std::string &spec_text, const std::string &target_text) {
   const attn::ParseResult parsed = attn::parse_spec(spec_text);
@@ -126,6 +133,7 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
         }
         o << "], \"min_rank\": " << arg.min_rank;
       }
+      if (arg.is_optional) o << ", \"optional\": true, \"default\": " << json_number(arg.default_value);
       o << "}";
     }
     o << "\n      ]\n    }";

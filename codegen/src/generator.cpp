@@ -163,6 +163,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
                    optional_input("segment_ids_q"), optional_input("segment_ids_k"), optional_input("mask")};
     in.alibi_slopes = optional_input("alibi_slopes");
     in.score_bias = optional_input("score_bias");
+    in.scale = optional_input("scale");
   }
 
   // The spec the core is defined from: with probs, the core also keeps each row's lse, which
@@ -354,8 +355,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
 
   // The attention core over one head group's slices of the projections.
   // used: where to keep the core's inputs (the probs stage reads them), or null.
-  CoreFuncs attend_group(const HeadGroupSlice &slice, const ProjectedRows &rows, const Expr &seq,
-                         CoreInputs *used = nullptr) {
+  CoreFuncs attend_group(const HeadGroupSlice &slice, const ProjectedRows &rows, const Expr &seq_q,
+                         const Expr &seq_k, CoreInputs *used = nullptr) {
     attn::Spec g = slice.spec;
     g.lse = g.lse || spec_.probs;  // probs normalize by the core's lse
     Var d("d"), h("h"), i("i"), b("b");
@@ -363,7 +364,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     q(d, h, i, b) = rows.q(rows.q_first + slice.q_row + h * g.head_dim + d, i, b);
     k(d, h, i, b) = rows.k(rows.k_first + slice.k_row + h * g.head_dim + d, i, b);
     v(d, h, i, b) = rows.v(rows.v_first + slice.v_row + h * g.head_dim_v + d, i, b);
-    CoreInputs in{q, k, v, seq, seq};
+    CoreInputs in{q, k, v, seq_q, seq_k};
     in.name_prefix = slice.prefix;
     add_mask_inputs(in);
     // mask(k, q, h, b), score_bias(k, q, h, b), alibi_slopes(h): H is the full head count.
@@ -384,28 +385,41 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
   // The input projections: w_q/w_k/w_v, or w_qkv, over all heads (with groups: every group's rows).
-  ProjectedRows project_qkv(const Func &x, std::vector<LinearFuncs> &layers) {
+  ProjectedRows project_qkv(const std::map<std::string, Func> &sources, const std::string &kv_source,
+                            std::vector<LinearFuncs> &layers) {
     const attn::Spec &s = spec_;
     const int qw = static_cast<int>(attn::query_width(s)), kw = static_cast<int>(attn::key_width(s));
     const int vw = static_cast<int>(attn::value_width(s));
-    auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
-    if (s.qkv == attn::Qkv::fused) {
-      const int rows = qw + kw + vw;
-      layers.push_back(define_linear(x, input_f32("w_qkv"), bias("b_qkv"), s.d_model,
-                                     linear_panel_rows(tiles_, rows), "qkv", bf16_input("x"), bf16_input("w_qkv")));
-      schedule_linear(layers.back(), rows);
-      const Func &qkv = layers.back().y;
-      return {qkv, qkv, qkv, 0, qw, qw + kw};
+    // fused self-attention: one projection of x by all of w_qkv. fused cross-attention: w_qkv's
+    // q rows on x, its k and v rows on x_kv (nn.MultiheadAttention's in_proj_weight layout).
+    // separate: w_q on x, w_k and w_v on the key/value source.
+    const bool fused = s.qkv == attn::Qkv::fused;
+    const char *bias_qkv = s.proj_bias ? "b_qkv" : "";
+    std::vector<Projection> plan;
+    ProjectedAt q_at{0, 0}, k_at{0, 0}, v_at{0, 0};
+    if (fused && !s.cross_attention) {
+      plan = {{"x", "w_qkv", bias_qkv, "qkv", 0, qw + kw + vw}};
+      k_at = {0, qw};
+      v_at = {0, qw + kw};
+    } else if (fused) {
+      plan = {{"x", "w_qkv", bias_qkv, "q_proj", 0, qw}, {kv_source, "w_qkv", bias_qkv, "kv_proj", qw, kw + vw}};
+      k_at = {1, 0};
+      v_at = {1, kw};
+    } else {
+      plan = {{"x", "w_q", s.proj_bias ? "b_q" : "", "q_proj", 0, qw},
+              {kv_source, "w_k", s.proj_bias ? "b_k" : "", "k_proj", 0, kw},
+              {kv_source, "w_v", s.proj_bias ? "b_v" : "", "v_proj", 0, vw}};
+      k_at = {1, 0};
+      v_at = {2, 0};
     }
-    const char *names[3][3] = {{"w_q", "b_q", "q_proj"}, {"w_k", "b_k", "k_proj"}, {"w_v", "b_v", "v_proj"}};
-    const int rows[3] = {qw, kw, vw};
-    for (int p = 0; p < 3; ++p) {
-      layers.push_back(define_linear(x, input_f32(names[p][0]), bias(names[p][1]), s.d_model,
-                                     linear_panel_rows(tiles_, rows[p]), names[p][2], bf16_input("x"),
-                                     bf16_input(names[p][0])));
-      schedule_linear(layers.back(), rows[p]);
+    for (const Projection &p : plan) {
+      const Func bias = p.bias.empty() ? Func() : rows_from(input_f32(p.bias), p.first_row);
+      layers.push_back(define_linear(sources.at(p.source), rows_from(input_f32(p.weight), p.first_row), bias,
+                                     s.d_model, linear_panel_rows(tiles_, p.rows), p.name, bf16_input(p.source),
+                                     rows_from(bf16_input(p.weight), p.first_row)));
+      schedule_linear(layers.back(), p.rows);
     }
-    return {layers[0].y, layers[1].y, layers[2].y};
+    return {layers[q_at.layer].y, layers[k_at.layer].y, layers[v_at.layer].y, q_at.row, k_at.row, v_at.row};
   }
 
   // value(local, g) for the group that holds `index` among [first_g, first_g + count_g): a select
@@ -422,28 +436,65 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     return result;
   }
 
+  // An activation input (x or x_kv [B,S,d_model]) as f32. f16 and bf16 are converted once per
+  // call: read in place, every projection FMA also converted its x element (f16 W6 ran at
+  // 0.64-0.92x of its fp32 kernel, docs/PERFORMANCE.md).
+  Func activations_f32(const std::string &name) {
+    Func x = input_f32(name);
+    if (spec_.dtype == attn::DType::f32) return x;
+    Func copy(name + "_f32_copy");
+    Var c("c"), token("token"), batch("batch"), rows("rows");
+    copy(c, token, batch) = x(c, token, batch);
+    copy.compute_root()
+        .fuse(token, batch, rows)
+        .parallel(rows)
+        .vectorize(c, lanes_dividing(spec_.d_model, tiles_.vector_width));
+    return copy;
+  }
+
+  // Rows [first, first + count) of a weight w(c, row) or a bias b(row), as their own Func (the
+  // whole input when first is 0; undefined stays undefined).
+  static Func rows_from(const Func &f, int first) {
+    if (!f.defined() || first == 0) return f;
+    Func rows(f.name() + "_from_row_" + std::to_string(first));
+    Var c("c"), r("r");
+    if (f.dimensions() == 1) {
+      rows(r) = f(r + first);  // a bias
+    } else {
+      rows(c, r) = f(c, r + first);  // a weight: (input feature, row)
+    }
+    return rows;
+  }
+
+  // One input projection: weight rows [first_row, first_row + rows) and their bias applied to
+  // one activation input, x or x_kv.
+  struct Projection {
+    std::string source, weight, bias, name;
+    int first_row, rows;
+  };
+  // Where q, k or v sit in the projections' outputs: layer `layer`, from row `row`.
+  struct ProjectedAt {
+    size_t layer;
+    int row;
+  };
+
   void generate_block() {
     const attn::Spec &s = spec_;
-    Func x = input_f32("x");
-    if (spec_.dtype != attn::DType::f32) {
-      // Converted once per call: read in place, every projection FMA also converted its x element
-      // (f16 W6 ran at 0.64-0.92x of its fp32 kernel, docs/PERFORMANCE.md).
-      Func x_copy("x_f32_copy");
-      Var c("c"), token("token"), batch("batch"), rows("rows");
-      x_copy(c, token, batch) = x(c, token, batch);
-      x_copy.compute_root().fuse(token, batch, rows).parallel(rows).vectorize(c, lanes_dividing(s.d_model, tiles_.vector_width));
-      x = x_copy;
-    }
-    const Expr seq = (*inputs_.at("x")).dim(1).extent();
+    // Queries from x; keys and values from x_kv under cross-attention, else from x too. The one
+    // place that chooses the key/value source: the projections, seq_k and the masks follow it.
+    const std::string kv_source = s.cross_attention ? "x_kv" : "x";
+    std::map<std::string, Func> sources{{"x", activations_f32("x")}};
+    if (s.cross_attention) sources.emplace("x_kv", activations_f32("x_kv"));
+    const Expr seq_q = (*inputs_.at("x")).dim(1).extent(), seq_k = (*inputs_.at(kv_source)).dim(1).extent();
     std::vector<LinearFuncs> layers;
-    const ProjectedRows projected = project_qkv(x, layers);
+    const ProjectedRows projected = project_qkv(sources, kv_source, layers);
 
     // One core per head group (one in all without groups), each with its own tiles and scale.
     const std::vector<HeadGroupSlice> slices = head_group_slices();
     std::vector<CoreFuncs> cores;
     CoreInputs first_inputs;  // the one core's inputs, for probs (no groups then)
     for (const HeadGroupSlice &slice : slices)
-      cores.push_back(attend_group(slice, projected, seq, cores.empty() ? &first_inputs : nullptr));
+      cores.push_back(attend_group(slice, projected, seq_q, seq_k, cores.empty() ? &first_inputs : nullptr));
     const bool with_lse = cores.front().with_lse;
 
     // Merge heads group by group: the group's column j of the merged activations is its head

@@ -19,7 +19,22 @@ Expr modified_logit(const attn::Spec &s, const CoreInputs &in, const Expr &score
   return logit;
 }
 
+Expr score_scale(const attn::Spec &s, const CoreInputs &in) {
+  return in.scale.defined() ? in.scale() : Expr(s.scale);
+}
+
 namespace {
+
+// The run-time scale with a check that it is finite. By its exponent bits: Halide compiles
+// without IEEE infinities and NaNs, so is_finite could be folded to true.
+Func checked_scale(const Func &scale) {
+  Func checked("scale_checked");
+  const Expr value = scale();
+  const Expr all_ones = Halide::cast<uint32_t>(Expr(0x7f800000));  // float's exponent field
+  const Expr exponent = Halide::reinterpret(Halide::UInt(32), value) & all_ones;
+  checked() = Halide::require(exponent != all_ones, value, "scale must be a finite number, got", value);
+  return checked;
+}
 
 // lengths(b) as given, with a run-time check that 0 <= lengths(b) <= seq_k.
 Func checked_lengths(const Func &lengths, const Expr &seq_k, const std::string &name, const std::string &prefix) {
@@ -42,6 +57,10 @@ CoreInputs with_checked_lengths(const CoreInputs &unchecked, std::vector<Func> *
   if (in.masks.prefix_lengths.defined()) {
     in.masks.prefix_lengths = checked_lengths(in.masks.prefix_lengths, in.seq_k, "prefix_lengths", in.name_prefix);
     checks->push_back(in.masks.prefix_lengths);
+  }
+  if (in.scale.defined()) {
+    in.scale = checked_scale(in.scale);
+    checks->push_back(in.scale);
   }
   return in;
 }

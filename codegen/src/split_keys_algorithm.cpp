@@ -57,7 +57,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
 
   f.query = Func("query");
   const Halide::Var d("d");
-  f.query(d, i, h, b) = in.q(d, h, i, b) * s.scale;
+  f.query(d, i, h, b) = in.q(d, h, i, b) * score_scale(s, in);
 
   // q . k with lanes along head_dim: each lane sums every lanes-th product, then the lanes add.
   const Expr rd = f.over_head_vectors.x * lanes + lane;

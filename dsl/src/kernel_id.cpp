@@ -138,6 +138,8 @@ std::string kernel_id(const Spec &spec) {
   }
   if (s.layout == Layout::varlen) id += "_varlen";
   if (s.probs) id += "_probs";
+  if (s.runtime_scale) id += "_rs";
+  if (s.cross_attention) id += "_cross";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

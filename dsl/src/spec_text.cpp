@@ -42,14 +42,16 @@ enum class Key {
   rope_theta,
   rope_dim,
   layout,
-  probs
+  probs,
+  runtime_scale,
+  cross
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
     "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs"};
+    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::probs) + 1);
+static_assert(key_count == static_cast<int>(Key::cross) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -171,6 +173,10 @@ class SpecBuilder {
         return std::nullopt;
       case Key::probs:
         return set_bool(key, value, &Spec::with_probs);
+      case Key::runtime_scale:
+        return set_bool(key, value, &Spec::with_runtime_scale);
+      case Key::cross:
+        return set_bool(key, value, &Spec::with_cross_attention);
     }
     return bad(key, value, "is not handled");
   }
@@ -346,6 +352,9 @@ std::string to_string(const Spec &spec) {
   if (s.layout == Layout::varlen) out += " layout=varlen";
   // Printed only when on, so that older specs keep their text (and manifests).
   if (s.probs) out += " probs=true";
+  // Printed only when set, as align: older specs keep their text.
+  if (s.runtime_scale) out += " runtime_scale=true";
+  if (s.cross_attention) out += " cross=true";
   return out;
 }
 

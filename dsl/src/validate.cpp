@@ -210,6 +210,9 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
              "alibi";
     case P::rope_options_without_rope:
       return "rope_theta and rope_dim need rope=neox or rope=interleaved (rope is none)";
+    case P::cross_attention_needs_block_form:
+      return "cross=true (with_cross_attention) needs the block form: a core spec takes k and v as inputs "
+             "already, of their own length Sk";
     case P::name_invalid:
       return "name character " + char_text(c.a) + " at position " + number(c.b) +
              " is not allowed (use letters, digits, '_' or '-')";

@@ -1,4 +1,4 @@
-"""The attnc runtime's C ABI (attn/runtime.h, ABI version 4) as ctypes declarations, and where the
+"""The attnc runtime's C ABI (attn/runtime.h, ABI version 5) as ctypes declarations, and where the
 runtime shared library is found."""
 import ctypes
 import ctypes.util
@@ -6,7 +6,8 @@ import os
 import pathlib
 import threading
 
-ABI_VERSION = 4
+ABI_VERSION = 5
+ARG_INOUT = 2  # attn_arg_info.is_output of an in-out tensor (ATTN_ARG_INOUT)
 MAX_RANK = 8
 
 # attn_dtype
@@ -37,6 +38,8 @@ class ArgInfo(ctypes.Structure):
         ("dim_names", ctypes.c_char_p * MAX_RANK),
         ("broadcast_dims", ctypes.c_uint32),
         ("min_rank", ctypes.c_int32),
+        ("is_optional", ctypes.c_int32),  # ABI 5: an input the caller may leave out (rank 0 f32)
+        ("default_value", ctypes.c_double),  # what the kernel reads when it is left out
     ]
 
 

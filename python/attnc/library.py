@@ -42,10 +42,14 @@ class Argument:
     is_output: bool
     broadcast: tuple
     min_rank: int
+    is_inout: bool = False  # given by the caller and written in place (k_cache, v_cache)
+    is_optional: bool = False  # an input the caller may leave out (runtime_scale's scale)
+    default: float = 0.0  # what the kernel reads for an optional input left out
 
     def __str__(self):
         dims = ",".join(str(d) for d in self.shape)
-        return f"{'out' if self.is_output else 'in '} {self.name} {self.dtype}[{dims}]"
+        role = "i/o" if self.is_inout else "out" if self.is_output else "in "
+        return f"{role} {self.name} {self.dtype}[{dims}]" + (f" (optional, default {self.default})" if self.is_optional else "")
 
 
 class Kernel:
@@ -69,15 +73,16 @@ class Kernel:
         broadcast = tuple(d for d in range(info.rank) if info.broadcast_dims >> d & 1)
         return Argument(_text(info.name), dtype_name, numpy_dtype, int(info.dtype), shape, tuple(names),
                         bool(info.is_output),
-                        broadcast, int(info.min_rank))
+                        broadcast, int(info.min_rank), info.is_output == _capi.ARG_INOUT,
+                        bool(info.is_optional), float(info.default_value))
 
     @property
     def inputs(self):
-        return tuple(a for a in self.args if not a.is_output)
+        return tuple(a for a in self.args if not a.is_output or a.is_inout)
 
     @property
     def outputs(self):
-        return tuple(a for a in self.args if a.is_output)
+        return tuple(a for a in self.args if a.is_output and not a.is_inout)
 
     def __repr__(self):
         return f"<attnc.Kernel {self.id}>"
@@ -100,6 +105,8 @@ class Kernel:
         sizes = {}
         for arg in self.inputs:
             if arg.name not in inputs:
+                if arg.is_optional:
+                    continue
                 raise MissingTensorError(f"kernel '{self.id}' needs the tensor '{arg.name}' ({arg})")
             self._bind(arg, inputs[arg.name], sizes)
         return sizes
@@ -162,7 +169,13 @@ class Kernel:
             if not given.flags.c_contiguous or not given.flags.writeable:
                 raise AttnError(f"output '{arg.name}' must be C-contiguous and writeable", 9)
             results[arg.name] = given
-        arrays = {name: np.ascontiguousarray(a) for name, a in inputs.items()}
+        inouts = {a.name for a in self.inputs if a.is_inout}
+        for name in inouts & inputs.keys():
+            given = inputs[name]
+            if not given.flags.c_contiguous or not given.flags.writeable:
+                raise AttnError(f"in-out tensor '{name}' must be C-contiguous and writeable (written in place)", 9)
+            results[name] = given
+        arrays = {name: a if name in inouts else np.ascontiguousarray(a) for name, a in inputs.items()}
         arrays.update(results)
         keep = []  # the shape arrays, alive until attn_run returns
         c_args = (_capi.Arg * len(arrays))()

@@ -103,6 +103,21 @@ bool arg_matches(const Value &entry, const attn_arg_info &info, std::string *why
     *why = "has another min_rank in the manifest than the library's " + std::to_string(info.min_rank);
     return false;
   }
+  // "optional": true with its "default" (the f32 value, written to read back exactly); absent for
+  // the inputs a caller must give.
+  const Value *optional = entry.member("optional");
+  const bool is_optional = optional != nullptr && optional->kind == Value::Kind::boolean && optional->boolean;
+  if (is_optional != (info.is_optional != 0)) {
+    *why = std::string("is ") + (info.is_optional ? "optional" : "required") +
+           " in the library but not in the manifest";
+    return false;
+  }
+  const Value *fallback = entry.member("default");
+  if (is_optional && (fallback == nullptr || fallback->kind != Value::Kind::number ||
+                      static_cast<float>(fallback->number) != static_cast<float>(info.default_value))) {
+    *why = "has another default in the manifest than the library's " + std::to_string(info.default_value);
+    return false;
+  }
   return true;
 }
 

@@ -65,9 +65,17 @@ bool desc_is_well_formed(const attn_kernel_desc &desc, std::string *why) {
     const attn_arg_info &arg = desc.args[i];
     const std::string which = "argument " + std::to_string(i);
     if (arg.name == nullptr || arg.name[0] == '\0') return problem(which + " has no name");
-    if (arg.rank < 1 || arg.rank > ATTN_MAX_RANK) {
+    if (arg.rank < 0 || arg.rank > ATTN_MAX_RANK) {
       return problem(which + " ('" + arg.name + "') has rank " + std::to_string(arg.rank) +
-                     ", valid ranks are 1.." + std::to_string(ATTN_MAX_RANK));
+                     ", valid ranks are 0.." + std::to_string(ATTN_MAX_RANK));
+    }
+    // The runtime hands a left-out optional input one f32 element (its default): only scalars.
+    if (arg.is_optional != 0 &&
+        (arg.rank != 0 || arg.is_output || attn::detail::dtype_value(arg.dtype) != ATTN_F32)) {
+      return problem(which + " ('" + arg.name + "') is optional but not a rank-0 f32 input");
+    }
+    if (arg.rank == 0 && arg.is_output) {
+      return problem(which + " ('" + arg.name + "') is a rank-0 output; outputs have rank 1 or more");
     }
     if (!valid_dtype(arg.dtype)) {
       return problem(which + " ('" + arg.name + "') has an unknown dtype " +

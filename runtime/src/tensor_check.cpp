@@ -24,6 +24,7 @@ std::string arg_list(const attn_kernel_desc &desc) {
   for (int i = 0; i < desc.arg_count; ++i) {
     if (i > 0) list += ", ";
     list += desc.args[i].name;
+    if (desc.args[i].is_optional) list += " (optional)";
   }
   return list;
 }
@@ -104,10 +105,27 @@ attn_status check_names(const attn_kernel_desc &desc, const attn_arg *args, int 
     by_desc_index[index] = &args[a];
   }
   for (int i = 0; i < desc.arg_count; ++i) {
-    if (by_desc_index[i] == nullptr) {
+    if (by_desc_index[i] == nullptr && !desc.args[i].is_optional) {
       return fail(ATTN_ERR_MISSING_TENSOR, "tensor '%s' is missing (kernel '%s' takes %s)", desc.args[i].name,
                   desc.id, arg_list(desc).c_str());
     }
+  }
+  return ATTN_OK;
+}
+
+// A rank-0 argument (a scalar such as the run-time scale): given with rank 0, or as one element
+// of rank 1; its shape and strides are not read at rank 0.
+attn_status check_scalar(const attn_arg_info &info, const attn_tensor &t) {
+  if (t.rank == 0) return ATTN_OK;
+  if (t.rank != 1) {
+    return fail(ATTN_ERR_RANK,
+                "tensor '%s' has rank %d, kernel expects a scalar: rank 0, or rank 1 of shape [1]", info.name,
+                t.rank);
+  }
+  if (t.shape == nullptr) return fail(ATTN_ERR_RANK, "tensor '%s' has a null shape", info.name);
+  if (t.shape[0] != 1) {
+    return fail(ATTN_ERR_SHAPE, "tensor '%s': dim 0 is %" PRId64 ", kernel expects 1 (a scalar)", info.name,
+                t.shape[0]);
   }
   return ATTN_OK;
 }
@@ -336,7 +354,7 @@ void build_buffer(const attn_arg_info &info, const attn_tensor &t, const ArgPlan
   *buffer = halide_buffer_t();
   buffer->host = static_cast<uint8_t *>(t.data);
   buffer->type = halide_type_of(t.dtype);
-  buffer->dimensions = info.rank;
+  buffer->dimensions = info.rank;  // 0 for a scalar, whatever rank the caller gave it
   buffer->dim = dims;
   // The data is on the host and newer than any device copy: a GPU variant copies inputs over.
   if (!info.is_output || info.is_output == ATTN_ARG_INOUT) buffer->set_host_dirty(true);
@@ -359,11 +377,16 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
   Sizes sizes;
   for (int i = 0; i < desc.arg_count; ++i) {
     const attn_arg_info &info = desc.args[i];
+    if (given[i] == nullptr) continue;  // an optional input left out: its default, below
     const attn_tensor &t = given[i]->tensor;
     if (t.data == nullptr) return fail(ATTN_ERR_NULL_DATA, "tensor '%s' has a null data pointer", info.name);
     if (dtype_value(t.dtype) != dtype_value(info.dtype)) {
       return fail(ATTN_ERR_DTYPE, "tensor '%s' has dtype %s, kernel expects %s", info.name,
                   dtype_name(dtype_value(t.dtype)), dtype_name(info.dtype));
+    }
+    if (info.rank == 0) {
+      if (attn_status s = check_scalar(info, t); s != ATTN_OK) return s;
+      continue;
     }
     Caller caller{info, t};
     if (attn_status s = check_rank(&caller); s != ATTN_OK) return s;
@@ -379,10 +402,12 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
   }
   // Dims that may broadcast take sizes that tensors after them may set, so they come last.
   for (int i = 0; i < desc.arg_count; ++i) {
+    if (given[i] == nullptr || desc.args[i].rank == 0) continue;
     const ArgPlan &plan = plans[static_cast<size_t>(i)];
     if (attn_status s = check_broadcastable_sizes(desc.args[i], plan, &sizes); s != ATTN_OK) return s;
   }
   for (int i = 0; i < desc.arg_count; ++i) {
+    if (given[i] == nullptr || desc.args[i].rank == 0) continue;
     if (attn_status s = resolve_broadcast(desc.args[i], sizes, &plans[static_cast<size_t>(i)]);
         s != ATTN_OK) {
       return s;
@@ -392,9 +417,16 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
   out->dims.assign(static_cast<size_t>(desc.arg_count) * ATTN_MAX_RANK, halide_dimension_t());
   out->buffers.assign(static_cast<size_t>(desc.arg_count), halide_buffer_t());
   out->pointers.assign(static_cast<size_t>(desc.arg_count), nullptr);
+  out->defaults.assign(static_cast<size_t>(desc.arg_count), 0.0f);  // not resized below: stable
   for (int i = 0; i < desc.arg_count; ++i) {
-    build_buffer(desc.args[i], given[i]->tensor, plans[static_cast<size_t>(i)],
-                 &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK], &out->buffers[i]);
+    attn_tensor left_out{};
+    if (given[i] == nullptr) {
+      out->defaults[i] = static_cast<float>(desc.args[i].default_value);
+      left_out = attn_tensor{&out->defaults[i], ATTN_F32, 0, nullptr, nullptr};
+    }
+    build_buffer(desc.args[i], given[i] != nullptr ? given[i]->tensor : left_out,
+                 plans[static_cast<size_t>(i)], &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK],
+                 &out->buffers[i]);
     out->pointers[i] = &out->buffers[i];
   }
   return ATTN_OK;

@@ -10,8 +10,10 @@ namespace attn::detail {
 
 // What desc->run takes: pointers[i] is &buffers[i], the buffer of desc.args[i] at its declared
 // rank, broadcast dims at full extent with stride 0. Built only after every check passed; dims
-// holds ATTN_MAX_RANK entries per argument, innermost first.
+// holds ATTN_MAX_RANK entries per argument, innermost first; defaults[i] is the element an
+// optional input left out points at (its attn_arg_info default_value).
 struct CallBuffers {
+  std::vector<float> defaults;
   std::vector<halide_dimension_t> dims;
   std::vector<halide_buffer_t> buffers;
   std::vector<void *> pointers;

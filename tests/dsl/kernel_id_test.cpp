@@ -73,6 +73,10 @@ TEST_CASE("parts for mask_block and the score modifiers, only when set") {
   CHECK(attn::kernel_id(gpt2.with_probs()) == "attn_core_h12_kv12_d64_f32_probs");
   CHECK(attn::kernel_id(gpt2.with_lse().with_probs()) == "attn_core_h12_kv12_d64_f32_lse_probs");
   CHECK(attn::kernel_id(gpt2.causal().with_align(attn::Align::top_left)) == "attn_core_h12_kv12_d64_f32_causal_tl");
+  // A run-time scale and cross-attention change the arguments: each has its own part.
+  CHECK(attn::kernel_id(gpt2.causal().with_runtime_scale()) == "attn_core_h12_kv12_d64_f32_causal_rs");
+  CHECK(attn::kernel_id(attn::attention().with_d_model(64).with_heads(2).block().with_cross_attention()) ==
+        "attn_block_m64_h2_kv2_d32_f32_sep_cross");
   CHECK(attn::kernel_id(gpt2.causal().with_align(attn::Align::bottom_right)) == "attn_core_h12_kv12_d64_f32_causal");
   CHECK(attn::kernel_id(gpt2.block()
                             .with_proj_bias()

@@ -148,7 +148,7 @@ TEST_CASE("parse_spec rejects malformed pairs") {
   CHECK(spec_error("heads=12 head=64") ==
         "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, head_groups, form, "
         "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, rope, "
-        "rope_theta, rope_dim, layout, probs)");
+        "rope_theta, rope_dim, layout, probs, runtime_scale, cross)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");
@@ -210,6 +210,30 @@ TEST_CASE("align: printed only when top_left, parsed both ways") {
   const attn::ParseResult bottom = attn::parse_spec("heads=2 head_dim=16 mask=causal align=bottom_right");
   REQUIRE(bottom.ok);
   CHECK(bottom.spec.align == attn::Align::bottom_right);
+}
+
+TEST_CASE("runtime_scale and cross: printed only when set, parsed both ways, refused where invalid") {
+  const attn::Spec base = attn::attention().with_d_model(64).with_heads(2).block();
+  const attn::Spec both = base.with_runtime_scale().with_cross_attention().with_scale(0.25f);
+  const std::string text = attn::to_string(both);
+  CHECK(text.find(" scale=0.25 ") != std::string::npos);
+  CHECK(text.find(" runtime_scale=true cross=true") != std::string::npos);
+  CHECK(attn::to_string(base).find("runtime_scale") == std::string::npos);
+  CHECK(attn::to_string(base).find("cross") == std::string::npos);
+  const attn::ParseResult parsed = attn::parse_spec(text);
+  REQUIRE(parsed.ok);
+  CHECK(attn_test::same_resolved(parsed.spec, both));
+  const attn::ParseResult off =
+      attn::parse_spec("d_model=64 heads=2 form=block runtime_scale=false cross=false");
+  REQUIRE(off.ok);
+  CHECK(attn_test::same_resolved(off.spec, base));
+  CHECK(spec_error("heads=2 head_dim=16 runtime_scale=yes") ==
+        "key 'runtime_scale': 'yes' is not one of true|false");
+  // k and v of a core spec are inputs already: cross-attention is a block-form option.
+  const attn::ParseResult core = attn::parse_spec("heads=2 head_dim=16 cross=true");
+  CHECK_FALSE(core.ok);
+  CHECK(core.message.find("cross=true (with_cross_attention) needs the block form") != std::string::npos);
+  CHECK_FALSE(attn::validate(attn::attention().with_heads(2).with_head_dim(16).with_cross_attention()).ok);
 }
 
 TEST_CASE("unset keys of the newer fields") {

@@ -172,6 +172,8 @@ attn_status Call::run(const attn_kernel *kernel) {
   for (auto &[name, tensor] : byte_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : bits_tensors)
     args.push_back(attn_arg{name.c_str(), tensor.c_tensor(bits_dtype)});
+  for (auto &[name, value] : scalars)
+    args.push_back(attn_arg{name.c_str(), {&value, ATTN_F32, 0, nullptr, nullptr}});
   return attn_run(kernel, args.data(), static_cast<int>(args.size()));
 }
 
@@ -192,6 +194,10 @@ Call make_core_call(const attn::Spec &s, int batch, int seq_q, int seq_k, bool p
 }
 
 Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::mt19937 &rng) {
+  return make_block_call(s, batch, seq, seq, padded, rng);
+}
+
+Call make_block_call(const attn::Spec &s, int batch, int seq, int seq_kv, bool padded, std::mt19937 &rng) {
   Call call;
   auto input = [&](const std::string &name, std::vector<int64_t> shape, float bound) {
     Tensor t(std::move(shape), padded, NAN);
@@ -204,6 +210,7 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
   const float in_bound = 1.0f / std::sqrt(static_cast<float>(m));
   const float out_bound = 1.0f / std::sqrt(static_cast<float>(merged));
   input("x", {batch, seq, m}, 1.0f);
+  if (s.cross_attention) input("x_kv", {batch, seq_kv, m}, 1.0f);
   if (s.qkv == attn::Qkv::fused) {
     input("w_qkv", {q_rows + k_rows + v_rows, m}, in_bound);
     if (s.proj_bias) input("b_qkv", {q_rows + k_rows + v_rows}, in_bound);
@@ -227,7 +234,7 @@ Call make_block_call(const attn::Spec &s, int batch, int seq, bool padded, std::
 
 Call make_call(const attn::Spec &s, int batch, int seq_q, int seq_k, bool padded, std::mt19937 &rng) {
   return s.form == attn::Form::core ? make_core_call(s, batch, seq_q, seq_k, padded, rng)
-                                    : make_block_call(s, batch, seq_q, padded, rng);
+                                    : make_block_call(s, batch, seq_q, seq_k, padded, rng);
 }
 
 std::ostream &operator<<(std::ostream &os, MaskShape shape) {
@@ -330,6 +337,9 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
   };
   reference::Options o;
   o.scale = scale_of(s);
+  // A run-time scale the call gives (runtime_scale: rank 0 or one element) replaces the spec's.
+  if (auto it = call.tensors.find("scale"); it != call.tensors.end()) o.scale = it->second.logical(0);
+  if (auto it = call.scalars.find("scale"); it != call.scalars.end()) o.scale = it->second;
   o.mask = s.mask;
   o.mask_block = s.mask_block;
   o.softcap = s.has_softcap ? static_cast<double>(s.softcap) : 0.0;
@@ -383,6 +393,11 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
     return e;
   }
   const reference::BlockShape shape{s.heads, s.kv_heads, s.head_dim, s.head_dim_v};
+  if (s.cross_attention) {
+    take(reference::block_cross_reference(view("x"), view("x_kv"), w, shape, o),
+         reference::block_cross_naive_f32(view("x"), view("x_kv"), w, shape, o));
+    return e;
+  }
   take(reference::block_reference(view("x"), w, shape, o),
        reference::block_naive_f32(view("x"), w, shape, o));
   return e;

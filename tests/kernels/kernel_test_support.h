@@ -88,6 +88,7 @@ struct Call {
   std::map<std::string, ByteTensor> byte_tensors;    // u8: mask
   std::map<std::string, BitsTensor> bits_tensors;    // f16 / bf16: q, k, v, x, weights, out
   attn_dtype bits_dtype = ATTN_F16;                  // bits_tensors' dtype: ATTN_F16 or ATTN_BF16
+  std::map<std::string, float> scalars;              // rank-0 f32: a run-time scale
   attn_status run(const attn_kernel *kernel);        // passes every tensor, names as keys
 };
 
@@ -99,8 +100,13 @@ Call make_core_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k,
                     std::mt19937 &rng);
 // Inputs for a block spec: x uniform[-1, 1], weights and biases uniform[-1/sqrt(fan_in), 1/sqrt(fan_in)].
 Call make_block_call(const attn::Spec &resolved, int batch, int seq, bool padded, std::mt19937 &rng);
+// The same with x_kv [B, seq_kv, d_model] as well for cross-attention (cross=true; seq_kv is unused
+// otherwise).
+Call make_block_call(const attn::Spec &resolved, int batch, int seq, int seq_kv, bool padded,
+                     std::mt19937 &rng);
 
-// make_core_call or make_block_call, by the spec's form (the block form: S = seq_q, seq_k unused).
+// make_core_call or make_block_call, by the spec's form (the block form: S = seq_q, and seq_k the
+// length of x_kv under cross-attention, else unused).
 Call make_call(const attn::Spec &resolved, int batch, int seq_q, int seq_k, bool padded, std::mt19937 &rng);
 
 // How a call gives the mask-shaped tensors (mask, score_bias): [Sq,Sk], [H,Sq,Sk] (aligned from the
@@ -116,7 +122,8 @@ void add_runtime_inputs(const attn::Spec &resolved, Call &call, int batch, int s
                         MaskShape mask_shape, std::mt19937 &rng);
 
 // The fp64 reference and the naive fp32 result (out, lse [B,Sq,H] and probs [B,H,Sq,Sk]) for a
-// call made by make_core_call / make_block_call (+ add_runtime_inputs).
+// call made by make_core_call / make_block_call (+ add_runtime_inputs); with the call's "scale" (a
+// run-time scale, in scalars or as a [1] tensor) where it has one, else the spec's.
 struct Expected {
   std::vector<double> exact;
   std::vector<float> naive;

@@ -75,7 +75,7 @@ double overflow_threshold(attn::DType dtype) {
 }
 
 bool is_storage_tensor(const std::string &name) {
-  return name == "q" || name == "k" || name == "v" || name == "x" || name == "out" ||
+  return name == "q" || name == "k" || name == "v" || name == "x" || name == "x_kv" || name == "out" ||
          name.rfind("w_", 0) == 0 || name.rfind("b_", 0) == 0;
 }
 
@@ -83,6 +83,7 @@ Call storage_call(const attn::Spec &s, Call &f32_call) {
   Call call;
   call.index_tensors = f32_call.index_tensors;
   call.byte_tensors = f32_call.byte_tensors;
+  call.scalars = f32_call.scalars;
   call.bits_dtype = runtime_dtype(s.dtype);
   const uint16_t unread = to_bits(s.dtype, std::numeric_limits<float>::quiet_NaN());
   const uint16_t sentinel = to_bits(s.dtype, output_sentinel);
@@ -147,6 +148,14 @@ void check_low_precision(const attn::Spec &s, const LowPrecisionRun &run) {
     CHECK(lse.padding_intact);
     CHECK(lse.kernel_error <= lse.bound() + ulps);
   }
+}
+
+void run_and_check_in_dtype(const attn::Spec &s, const attn_kernel *kernel, Call &f32_call) {
+  if (s.dtype == attn::DType::f32) {
+    run_and_check(s, kernel, f32_call);
+    return;
+  }
+  check_low_precision(s, run_low_precision(s, kernel, f32_call));
 }
 
 }  // namespace attnc::test

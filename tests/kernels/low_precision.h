@@ -31,7 +31,7 @@ attn_dtype runtime_dtype(attn::DType dtype);
 // in double: 2^128 - 2^119).
 double overflow_threshold(attn::DType dtype);
 
-// The names of a spec's tensors stored in its dtype: q, k, v (core) or x, weights, biases
+// The names of a spec's tensors stored in its dtype: q, k, v (core) or x, x_kv, weights, biases
 // (block), and out. lse, alibi_slopes and score_bias stay f32.
 bool is_storage_tensor(const std::string &name);
 
@@ -61,5 +61,10 @@ LowPrecisionRun run_low_precision(const attn::Spec &resolved, const attn_kernel 
 // suites' rule (compare_lse: the same -inf rows, error within 2x the naive fp32 lse's + 1e-5)
 // with a slack of 4 fp32 ulps of the lse added for huge scores (see the definition).
 void check_low_precision(const attn::Spec &resolved, const LowPrecisionRun &run);
+
+// Runs an f32 call (make_core_call / make_block_call, add_runtime_inputs) in the spec's storage
+// type and checks it: run_and_check for f32 specs, run_low_precision and check_low_precision for
+// f16 and bf16.
+void run_and_check_in_dtype(const attn::Spec &resolved, const attn_kernel *kernel, Call &f32_call);
 
 }  // namespace attnc::test

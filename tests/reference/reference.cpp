@@ -192,11 +192,15 @@ std::vector<T> out_project(const std::vector<T> &merged, int64_t merged_width, c
   return out;
 }
 
+// Queries from x [B, Sq, M]; keys and values from x_kv [B, Sk, M] (x itself for self-attention).
 template <class T>
-Result<T> block(const TensorView &x, const BlockWeights &w, const BlockShape &shape, const Options &o) {
-  if (x.rank != 3 || x.data == nullptr)
-    throw std::invalid_argument("block reference: x must be a rank-3 view");
-  const int64_t batch = x.shape[0], seq = x.shape[1], d_model = x.shape[2];
+Result<T> block(const TensorView &x, const TensorView &x_kv, const BlockWeights &w, const BlockShape &shape,
+                const Options &o) {
+  if (x.rank != 3 || x.data == nullptr || x_kv.rank != 3 || x_kv.data == nullptr)
+    throw std::invalid_argument("block reference: x and x_kv must be rank-3 views");
+  if (x_kv.shape[0] != x.shape[0] || x_kv.shape[2] != x.shape[2])
+    throw std::invalid_argument("block reference: x_kv must be [B, Sk, d_model] with x's B and d_model");
+  const int64_t batch = x.shape[0], seq = x.shape[1], seq_kv = x_kv.shape[1], d_model = x.shape[2];
   const int64_t heads = shape.heads, kv_heads = shape.kv_heads, head_dim = shape.head_dim,
                 head_dim_v = shape.head_dim_v;
   const int64_t q_rows = heads * head_dim, k_rows = kv_heads * head_dim, v_rows = kv_heads * head_dim_v;
@@ -204,17 +208,17 @@ Result<T> block(const TensorView &x, const BlockWeights &w, const BlockShape &sh
   std::vector<T> q, k, v;
   if (!w.w_qkv.empty()) {
     q = project<T>(x, w.w_qkv, w.b_qkv, 0, q_rows);
-    k = project<T>(x, w.w_qkv, w.b_qkv, q_rows, k_rows);
-    v = project<T>(x, w.w_qkv, w.b_qkv, q_rows + k_rows, v_rows);
+    k = project<T>(x_kv, w.w_qkv, w.b_qkv, q_rows, k_rows);
+    v = project<T>(x_kv, w.w_qkv, w.b_qkv, q_rows + k_rows, v_rows);
   } else {
     q = project<T>(x, w.w_q, w.b_q, 0, q_rows);
-    k = project<T>(x, w.w_k, w.b_k, 0, k_rows);
-    v = project<T>(x, w.w_v, w.b_v, 0, v_rows);
+    k = project<T>(x_kv, w.w_k, w.b_k, 0, k_rows);
+    v = project<T>(x_kv, w.w_v, w.b_v, 0, v_rows);
   }
   // [B, S, H*D] is [B, S, H, D] with head h in features h*D .. h*D+D-1; likewise the merge.
   Result<T> r = attend<T, T>(dense_view4(q, batch, seq, heads, head_dim),
-                             dense_view4(k, batch, seq, kv_heads, head_dim),
-                             dense_view4(v, batch, seq, kv_heads, head_dim_v), o);
+                             dense_view4(k, batch, seq_kv, kv_heads, head_dim),
+                             dense_view4(v, batch, seq_kv, kv_heads, head_dim_v), o);
   r.out = out_project(r.out, heads * head_dim_v, w, batch * seq, d_model);
   return r;
 }
@@ -308,22 +312,32 @@ std::vector<float> core_naive_f32(const TensorView &q, const TensorView &k, cons
 
 Result<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                const Options &o) {
-  return block<double>(x, w, shape, o);
+  return block<double>(x, x, w, shape, o);
 }
 
 Result<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                               const Options &o) {
-  return block<float>(x, w, shape, o);
+  return block<float>(x, x, w, shape, o);
 }
 
 std::vector<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                     double scale, const attn::Mask &mask) {
-  return block<double>(x, w, shape, plain(scale, mask)).out;
+  return block<double>(x, x, w, shape, plain(scale, mask)).out;
 }
 
 std::vector<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                    float scale, const attn::Mask &mask) {
-  return block<float>(x, w, shape, plain(scale, mask)).out;
+  return block<float>(x, x, w, shape, plain(scale, mask)).out;
+}
+
+Result<double> block_cross_reference(const TensorView &x, const TensorView &x_kv, const BlockWeights &w,
+                                     const BlockShape &shape, const Options &o) {
+  return block<double>(x, x_kv, w, shape, o);
+}
+
+Result<float> block_cross_naive_f32(const TensorView &x, const TensorView &x_kv, const BlockWeights &w,
+                                    const BlockShape &shape, const Options &o) {
+  return block<float>(x, x_kv, w, shape, o);
 }
 
 Result<double> block_groups_reference(const TensorView &x, const BlockWeights &w,

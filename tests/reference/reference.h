@@ -175,6 +175,14 @@ Result<double> block_reference(const TensorView &x, const BlockWeights &w, const
 Result<float> block_naive_f32(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                               const Options &options);
 
+// Cross-attention (encoder-decoder): queries from x [B, Sq, M], keys and values from x_kv
+// [B, Sk, M] (with w_qkv, its q rows project x and its k and v rows x_kv) -> out [B, Sq, M]; the
+// mask and positions as in the core form with Sq != Sk. lse [B, Sq, H].
+Result<double> block_cross_reference(const TensorView &x, const TensorView &x_kv, const BlockWeights &w,
+                                     const BlockShape &shape, const Options &options);
+Result<float> block_cross_naive_f32(const TensorView &x, const TensorView &x_kv, const BlockWeights &w,
+                                    const BlockShape &shape, const Options &options);
+
 // Masks of windows only, no modifiers: out alone.
 std::vector<double> block_reference(const TensorView &x, const BlockWeights &w, const BlockShape &shape,
                                     double scale, const attn::Mask &mask);

@@ -5,7 +5,8 @@
  *   kept(b, h, s, j) = j < key_lengths[b] and mask[b, h, s, j] != 0
  *   out[b, s, h, e]  = q[b, s, h, e] + sum over kept j of v[b, j, 0, e]
  *   lse[b, s, h]     = the number of kept j
- * A key length above Sk fails as a generated kernel's require() does, before any output is written. */
+ * A key length above Sk fails as a generated kernel's require() does, before any output is written.
+ * Its kernel "fake_lib_scaled": x [4], scale [] (optional, default 0.5) -> out [4] = x * scale. */
 #include "HalideRuntime.h"
 #include "attn/kernel_abi.h"
 
@@ -76,10 +77,39 @@ static const attn_kernel_desc masked = {
     0,
 };
 
+static int run_scaled(attn_call_context *context, void **buffers) {
+  const halide_buffer_t *x = (const halide_buffer_t *)buffers[0];
+  const halide_buffer_t *scale = (const halide_buffer_t *)buffers[1];
+  const halide_buffer_t *out = (const halide_buffer_t *)buffers[2];
+  (void)context;
+  for (int32_t e = 0; e < 4; ++e) {
+    *(float *)element(out, 1, &e, 4) = *(const float *)element(x, 1, &e, 4) * *(const float *)scale->host;
+  }
+  return 0;
+}
+
+static const attn_arg_info scaled_args[3] = {
+    {"x", ATTN_F32, 1, 0, {4}, {0}, 0, 0, 0, 0.0},
+    {"scale", ATTN_F32, 0, 0, {0}, {0}, 0, 0, 1, 0.5},
+    {"out", ATTN_F32, 1, 1, {4}, {0}, 0, 0, 0, 0.0},
+};
+
+static const attn_kernel_desc scaled = {
+    ATTN_ABI_VERSION,
+    "fake_lib_scaled",
+    "form=test runtime_scale=true",
+    "x86-64-linux",
+    "",
+    3,
+    scaled_args,
+    run_scaled,
+    0,
+};
+
 __attribute__((visibility("default"))) const attn_kernel_desc *const *attn_library_table_v1(
     int *count, int *abi_version) {
-  static const attn_kernel_desc *const table[1] = {&masked};
-  *count = 1;
+  static const attn_kernel_desc *const table[2] = {&masked, &scaled};
+  *count = 2;
   *abi_version = ATTN_ABI_VERSION;
   return table;
 }

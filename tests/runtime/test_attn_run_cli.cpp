@@ -314,6 +314,41 @@ TEST_CASE("attn-run passes masks of a lower rank and writes each output asked fo
   }
 }
 
+TEST_CASE("attn-run leaves an optional scale out, or reads it from a scalar file") {
+  Workspace ws;
+  ws.save("x.npy", {4}, {1, 2, 3, 4});
+  const Outcome list = ws.run(masked_lib + " --list");
+  CAPTURE(list.err);
+  CHECK(contains(list.out, "scale f32 [] (optional, default 0.500000)\n"));
+  const std::string call = masked_lib + " --kernel fake_lib_scaled --input x=" + ws.file("x.npy") +
+                           " --output out=" + ws.file("out.npy");
+  struct Scale {
+    const char *what;
+    std::vector<int64_t> shape;  // none: left out
+    float value;
+  };
+  const Scale scales[] = {{"left out", {-1}, 0.5f}, {"shape ()", {}, 3.0f}, {"shape (1,)", {1}, -2.0f}};
+  for (const Scale &scale : scales) {
+    CAPTURE(scale.what);
+    std::string arguments = call;
+    if (scale.shape != std::vector<int64_t>{-1}) {
+      ws.save("scale.npy", scale.shape, {scale.value});
+      arguments += " --input scale=" + ws.file("scale.npy");
+    }
+    const Outcome o = ws.run(arguments);
+    CAPTURE(o.err);
+    REQUIRE(o.code == 0);
+    std::vector<int64_t> shape;
+    const std::vector<float> out = read_floats(ws.file("out.npy"), &shape);
+    CHECK(shape == std::vector<int64_t>{4});
+    for (size_t e = 0; e < 4; ++e) CHECK(out[e] == static_cast<float>(e + 1) * scale.value);
+  }
+  ws.save("scale.npy", {2}, {1, 2});
+  const Outcome two = ws.run(call + " --input scale=" + ws.file("scale.npy"));
+  CHECK(two.code == 1);
+  CHECK(contains(two.err, "tensor 'scale': dim 0 is 2, kernel expects 1 (a scalar) (ATTN_ERR_SHAPE)"));
+}
+
 TEST_CASE("attn-run allocates outputs it does not write") {
   Workspace ws;
   MaskedInputs in(ws);

@@ -277,7 +277,8 @@ TEST_CASE("a manifest beside the library must match it") {
     CHECK(open_status(copy.library) == ATTN_OK);
   }
   SUBCASE("a manifest without args is refused, even unverified") {
-    copy.write_manifest(R"({"abi_version": 4, "kernels": [{"id": "fake_lib_core", "target": "x86-64-linux",
+    copy.write_manifest("{\"abi_version\": " + std::to_string(ATTN_ABI_VERSION) +
+                        R"(, "kernels": [{"id": "fake_lib_core", "target": "x86-64-linux",
         "required_cpu_features": "",
         "spec": "form=core heads=2 kv_heads=1 head_dim=4 head_dim_v=3 mask=causal dtype=f32",},],})");
     CHECK(open_status(copy.library, Check::unverified) == ATTN_ERR_MANIFEST_MISMATCH);
@@ -399,6 +400,30 @@ TEST_CASE("a manifest's broadcast dims and min_rank must match the library's") {
     copy.write_manifest(replaced(manifest, R"("min_rank": 2)", R"("min_rank": 3)"));
     CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
     CHECK(contains(attn_last_error(), "'mask' has another min_rank"));
+  }
+}
+
+TEST_CASE("a manifest's optional arguments and their defaults must match the library's") {
+  LibraryCopy copy(FAKE_LIB_MASKED);
+  const std::string manifest = copy.built_manifest;
+  const std::string optional = R"("optional": true, "default": 0.5)";
+  REQUIRE(contains(manifest, optional));
+  SUBCASE("another default") {
+    copy.write_manifest(replaced(manifest, optional, R"("optional": true, "default": 0.25)"));
+    CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
+    CHECK(contains(attn_last_error(), "'scale' has another default in the manifest"));
+  }
+  SUBCASE("not optional") {
+    copy.write_manifest(replaced(manifest, ", " + optional, ""));
+    CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
+    CHECK(contains(attn_last_error(), "'scale' is optional in the library but not in the manifest"));
+  }
+  SUBCASE("an input made optional") {
+    copy.write_manifest(
+        replaced(manifest, R"("name": "x", "dtype": "f32", "output": false, "shape": [4])",
+                 R"("name": "x", "dtype": "f32", "output": false, "shape": [4], "optional": true)"));
+    CHECK(open_status(copy.library) == ATTN_ERR_MANIFEST_MISMATCH);
+    CHECK(contains(attn_last_error(), "'x' is required in the library but not in the manifest"));
   }
 }
 

@@ -46,7 +46,8 @@ inline bool parse_head_groups(std::string_view text, std::vector<SpecNumbers::Gr
   }
 }
 
-// The runtime sizes of one call. Block kernels have one sequence: seq_q == seq_k == S.
+// The runtime sizes of one call. Block kernels have one sequence, seq_q == seq_k == S, unless they
+// attend across (x_kv: seq_k is its length).
 struct CallSizes {
   int64_t batch = 0, seq_q = 0, seq_k = 0;
 };
@@ -133,9 +134,12 @@ inline double call_flops(const SpecNumbers &spec, const CallSizes &sizes) {
   const double d = static_cast<double>(spec.head_dim), dv = static_cast<double>(spec.head_dim_v);
   double flops = 2.0 * b * h * kept_pairs(spec, sizes.seq_q, sizes.seq_k) * (d + dv);
   if (spec.block) {
-    const double s = static_cast<double>(sizes.seq_q), dm = static_cast<double>(spec.d_model);
-    flops += 2.0 * b * s * dm * (h * d + kvh * d + kvh * dv);
-    flops += 2.0 * b * s * (h * dv) * dm;
+    // q and the output projection over the queries' tokens, k and v over the keys' (x_kv's
+    // tokens under cross-attention; the same tokens otherwise).
+    const double sq = static_cast<double>(sizes.seq_q), sk = static_cast<double>(sizes.seq_k);
+    const double dm = static_cast<double>(spec.d_model);
+    flops += 2.0 * b * dm * (sq * h * d + sk * (kvh * d + kvh * dv));
+    flops += 2.0 * b * sq * (h * dv) * dm;
   }
   return flops;
 }

@@ -36,7 +36,8 @@ constexpr const char *usage_text =
     "Files hold each argument's dtype (--list shows it): f32 '<f4', f16 '<f2', bf16 '<u2' (its bit\n"
     "patterns: NumPy has no bfloat16), i32 '<i4', u8 '|u1'. An f16 or bf16 input may also be '<f4',\n"
     "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
-    "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
+    "Inputs of a lower rank broadcast as the kernel allows (--list shows it); optional inputs (a\n"
+    "run-time scale: --input scale=FILE.npy, shape () or (1,)) may be left out; every output is\n"
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
     "In-out tensors (a KV cache's k_cache, v_cache; '(in-out)' in --list) are given with --input\n"
     "and, where --output names them, written back as they are after the call.\n"
@@ -214,11 +215,14 @@ void list_kernels(const attn_library *library) {
     for (const attn_arg_info &info : arg_infos(kernel)) {
       const int lowest = attn::rt::lowest_rank(info);
       const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
-      std::printf("%s%s %s %s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
+      const std::string optional =
+          info.is_optional ? " (optional, default " + std::to_string(info.default_value) + ")" : "";
+      std::printf("%s%s %s %s%s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
                   min_rank.c_str(),
                   info.is_output == ATTN_ARG_INOUT ? " (in-out)"
                   : info.is_output                 ? " (output)"
-                                                   : "");
+                                                   : "",
+                  optional.c_str());
       label = "          ";
     }
   }
@@ -237,6 +241,7 @@ struct CallTensors {
 // them; a dim given as 1 where it broadcasts sets nothing. An input of a rank the kernel does not
 // take sets nothing: the runtime refuses it, unless an output cannot be sized without it.
 void record_sizes(const attn_arg_info &info, const attn::npy::Array &array, CallTensors *call) {
+  if (info.rank == 0) return;  // a scalar (shape () or (1,): the runtime checks which) sets no size
   const int rank = static_cast<int>(array.shape.size());
   const std::vector<int> declared = attn::rt::declared_dims(info, rank);
   if (declared.empty()) {
@@ -315,7 +320,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
     record_sizes(*info, array, call);
   }
   for (size_t i = 0; i < infos.size(); ++i) {
-    if (infos[i].is_output != 1 && !given[i]) {
+    if (infos[i].is_output != 1 && !infos[i].is_optional && !given[i]) {
       return Failure{exit_error, "kernel '" + kernel + "' needs input '" + infos[i].name + "' (--input " +
                                      infos[i].name + "=FILE.npy)"};
     }
@@ -390,6 +395,8 @@ std::optional<Failure> allocate_outputs(const Options &options, const std::vecto
   }
   for (size_t i = 0; i < infos.size(); ++i) {
     const attn::npy::Array &array = call->arrays[i];
+    // An optional input without --input is left out: the kernel reads its default.
+    if (infos[i].is_optional && array.data.empty()) continue;
     call->args.push_back(attn_arg{
         infos[i].name, attn_tensor{const_cast<uint8_t *>(array.data.data()), array.dtype,
                                    static_cast<int32_t>(array.shape.size()), array.shape.data(), nullptr}});
@@ -442,7 +449,14 @@ attn::run_tool::CallSizes call_sizes(const CallTensors &call, const std::vector<
     return 0;
   };
   attn::run_tool::CallSizes sizes;
-  if (call.sizes.count("S") || size_of("S", "x", 1) > 0) {
+  const bool cross = std::any_of(infos.begin(), infos.end(), [](const attn_arg_info &info) {
+    return std::string_view(info.name) == "x_kv";
+  });
+  if (cross) {  // cross-attention: x [B,Sq,M], x_kv [B,Sk,M]
+    sizes.batch = size_of("B", "x", 0);
+    sizes.seq_q = size_of("Sq", "x", 1);
+    sizes.seq_k = size_of("Sk", "x_kv", 1);
+  } else if (call.sizes.count("S") || size_of("S", "x", 1) > 0) {
     sizes.batch = size_of("B", "x", 0);
     sizes.seq_q = sizes.seq_k = size_of("S", "x", 1);
   } else {

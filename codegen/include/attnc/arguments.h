@@ -24,13 +24,17 @@ struct ArgSpec {
   std::vector<ArgDim> dims;
   uint32_t broadcast_dims = 0;  // bit i (outermost = 0): the caller may give size 1
   int min_rank = 0;             // fewest dims a caller may give (0: exactly all)
+  bool is_optional = false;     // a rank-0 f32 input the caller may leave out
+  double default_value = 0.0;   // what the kernel reads then
 };
 
 // core:  q [B,Sq,H,D], k [B,Sk,KVH,D], v [B,Sk,KVH,Dv] -> out [B,Sq,H,Dv]
-// block: x [B,S,d_model], w_q/w_k/w_v or w_qkv, b_* when proj_bias, w_o, b_o -> out [B,S,d_model]
+// block: x [B,S,d_model], w_q/w_k/w_v or w_qkv, b_* when proj_bias, w_o, b_o -> out [B,S,d_model];
+// with cross_attention x [B,Sq,d_model] and x_kv [B,Sk,d_model] -> out [B,Sq,d_model]
 // then, as the mask and modifiers need them: key_lengths [B], prefix_lengths [B],
 // segment_ids_q [B,Sq], segment_ids_k [B,Sk], mask [B,H,Sq,Sk] u8, alibi_slopes [H],
-// score_bias [B,H,Sq,Sk] (B and H broadcast); and the output lse [B,Sq,H] when asked for.
+// score_bias [B,H,Sq,Sk] (B and H broadcast); scale [] f32, optional, with runtime_scale; and
+// the output lse [B,Sq,H] when asked for.
 // With kv_cache (issue 24): q, k_new [B,Sq,KVH,D], v_new [B,Sq,KVH,Dv], k_cache and v_cache
 // (in-out: [B,Smax,KVH,D|Dv], or paged [num_pages,P,KVH,D|Dv] then block_table [B,max_pages]),
 // cache_seqlens [B]. layout=varlen: q [total_q,H,D], k/v [total_k,KVH,D|Dv], cu_seqlens_q and

@@ -18,6 +18,8 @@ struct CoreInputs {
   Halide::Expr seq_q, seq_k;
   MaskInputs masks;
   Halide::Func alibi_slopes, score_bias;
+  // The run-time scale (runtime_scale): scale(), no dims, f32; undefined: the spec's constant.
+  Halide::Func scale;
   Halide::Type out_type = Halide::Float(32);  // the type of out (the spec's dtype); lse stays f32
   // bf16 specs on targets with bf16 dot products (bf16_dot_products): q, k, v as stored, for the
   // cores that multiply them in pairs (vdpbf16ps); undefined otherwise.

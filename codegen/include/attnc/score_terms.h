@@ -20,8 +20,13 @@ struct ScorePoint {
 Halide::Expr modified_logit(const attn::Spec &resolved, const CoreInputs &in, const Halide::Expr &score,
                             const ScorePoint &p);
 
-// `in` with its length inputs wrapped in run-time checks (0 <= length <= Sk, Halide require());
-// each check is appended to `checks`, to be computed before any output is written.
+// The factor q . k is scaled by: the run-time scale where the spec takes one, else its constant.
+Halide::Expr score_scale(const attn::Spec &resolved, const CoreInputs &in);
+
+// `in` with its length inputs wrapped in run-time checks (0 <= length <= Sk, Halide require()),
+// and its run-time scale in one that it is finite (NaN and infinities have no meaning as a scale;
+// zero and negative scales are valid); each check is appended to `checks`, to be computed before
+// any output is written.
 CoreInputs with_checked_lengths(const CoreInputs &in, std::vector<Halide::Func> *checks);
 
 }  // namespace attnc

@@ -69,6 +69,7 @@ template <int zero> struct varlen_and_kv_cache_do_not_combine;
 template <int kv_cache_1_varlen_2, int padding_1_prefix_2_document_3_tensor_4_score_bias_5>
 struct kv_cache_and_varlen_take_no_batch_shaped_mask_inputs;
 template <int rope_dim> struct rope_theta_and_rope_dim_need_rope;
+template <int unused> struct cross_attention_needs_the_block_form;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -172,6 +173,7 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::varlen_with_kv_cache) return (varlen_and_kv_cache_do_not_combine<0> *)nullptr;
   else if constexpr (problem == P::sequence_input_unsupported) return (kv_cache_and_varlen_take_no_batch_shaped_mask_inputs<a, b> *)nullptr;
   else if constexpr (problem == P::rope_options_without_rope) return (rope_theta_and_rope_dim_need_rope<a> *)nullptr;
+  else if constexpr (problem == P::cross_attention_needs_block_form) return (cross_attention_needs_the_block_form<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

@@ -80,6 +80,12 @@ struct Spec {
   float rope_theta = 0.0f;  // 0: 10000
   int32_t rope_dim = 0;     // rotated elements of each head (even, <= head_dim); 0: head_dim
   Layout layout = Layout::dense;
+  // Also takes the scale at run time: an optional scalar input `scale` (f32, rank 0 or [1]); a
+  // call that leaves it out gets `scale` above (1 / sqrt(head_dim) when unset).
+  bool runtime_scale = false;
+  // Block form: keys and values come from a second input x_kv [B,Sk,d_model] (encoder-decoder
+  // attention); queries and the output stay x's [B,Sq,d_model].
+  bool cross_attention = false;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -182,6 +188,9 @@ struct Spec {
     return s;
   }
   constexpr Spec with_probs(bool on = true) const { return set_flag(&Spec::probs, on); }
+  constexpr Spec with_runtime_scale(bool on = true) const { return set_flag(&Spec::runtime_scale, on); }
+  // The block form only (validation refuses it on a core spec).
+  constexpr Spec with_cross_attention(bool on = true) const { return set_flag(&Spec::cross_attention, on); }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {

@@ -65,6 +65,7 @@ enum class SpecProblem : int32_t {
   sequence_input_unsupported,  // a: 1 kv_cache, 2 varlen; b: 1 padding, 2 prefix, 3 document, 4 tensor, 5
                                // score_bias
   rope_options_without_rope,   // rope_theta or rope_dim given with rope=none
+  cross_attention_needs_block_form,  // cross=true on a core spec (its k and v are inputs already)
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -308,6 +309,7 @@ constexpr SpecCheck check_spec(const Spec &spec) {
   }
   if (s.has_scale && !(s.scale > 0.0f && s.scale < 3.0e38f)) return {P::scale_not_positive, 0, 0};
   if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < 3.0e38f)) return {P::softcap_not_positive, 0, 0};
+  if (s.cross_attention && s.form != Form::block) return {P::cross_attention_needs_block_form, 0, 0};
   if (const SpecCheck mask = detail::check_mask(s.mask); !mask.ok()) return mask;
   return detail::check_sequence(s);
 }

@@ -9,7 +9,9 @@
 extern "C" {
 #endif
 
-#define ATTN_ABI_VERSION 4
+/* 5: attn_arg_info gained is_optional and default_value (optional scalar inputs: a run-time
+ *    scale). Libraries and kernels of version 4 are refused (ATTN_ERR_ABI_MISMATCH): regenerate. */
+#define ATTN_ABI_VERSION 5
 
 /* Every call returns one of these; attn_last_error() holds the message of the last failure on
  * the calling thread. */
@@ -69,7 +71,10 @@ typedef struct attn_arg {
  * [B, H, Sq, Sk] with B and H broadcast (0x3) and min_rank 2, rank 4 is [B, H, Sq, Sk], rank 3
  * is [H, Sq, Sk] (B left out) and rank 2 is [Sq, Sk] (B, then H left out); a per-batch mask is
  * [B, 1, Sq, Sk]. Any other rank, or one that would leave out a dim that does not broadcast, is
- * ATTN_ERR_RANK. Outputs never broadcast. */
+ * ATTN_ERR_RANK. Outputs never broadcast.
+ * Optional inputs (is_optional, such as "scale" with runtime_scale=true) are rank 0, f32: a caller
+ * gives them with rank 0 (shape and strides may be NULL) or as one element, rank 1 shape [1], or
+ * leaves them out of the argument list, and the kernel then reads default_value. */
 #define ATTN_ARG_INOUT 2 /* is_output of an in-out tensor (k_cache, v_cache) */
 typedef struct attn_arg_info {
   const char *name;
@@ -83,6 +88,8 @@ typedef struct attn_arg_info {
   const char *dim_names[ATTN_MAX_RANK];
   uint32_t broadcast_dims; /* 0: every dim must have its full size */
   int32_t min_rank;        /* 0: exactly rank dims */
+  int32_t is_optional;     /* 1: the caller may leave it out (rank 0 f32 inputs only) */
+  double default_value;    /* what the kernel reads for an optional input left out */
 } attn_arg_info;
 
 typedef struct attn_kernel attn_kernel;   /* opaque; owned by the registry or a library */
