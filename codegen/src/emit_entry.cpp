@@ -91,8 +91,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
                         : 0)
       << ", {" << c_items(fixed) << "}, {" << c_items(names) << "}, "
       << a.broadcast_dims << "u, " << a.min_rank << ", " << (a.is_optional ? 1 : 0) << ", "
-      << c_double(a.default_value) << "},
-";
+      << c_double(a.default_value) << "},\n";
   }
   o << "};\n\n";
   bool any_gpu = false;
