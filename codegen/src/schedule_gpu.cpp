@@ -6,9 +6,10 @@
 // block per (query tile, head, batch) keeps the tile's softmax state in shared memory and walks the
 // key blocks the mask keeps (the CPU's RDom predicates, so masked blocks are never visited); per
 // key block its threads first copy the block's K and V rows into shared memory together, then each
-// updates its own row's state from there, the row's scores in its registers. Next steps, each to be
-// measured against this one on a GPU: threads over value columns (the state then in registers), and
-// the split-keys decode.
+// updates its own row's state from there, the row's scores in its registers. Calls with few queries
+// (decode) take the split-keys core instead (schedule_split_keys_gpu.cpp). Next step, to be measured
+// against this one on a GPU: threads over value columns, the state then in registers (it needs the
+// core's per-row max and sum apart from its Dv accumulators: see define_core).
 #include "attnc/schedule_gpu.h"
 
 namespace attnc {

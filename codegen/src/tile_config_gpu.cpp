@@ -13,6 +13,9 @@ GpuTiles gpu_tiles(const attn::Spec &resolved) {
   // must fit in 48 KiB, the most a CUDA block gets without opting in (Halide 21's runtime does not).
   GpuTiles t{};
   t.pv_rows = 1;
+  // Decode: 128 keys per block gives a B64 H32 Sk8192 decode 2^17 blocks of 128 threads.
+  t.split_keys_chunk = 128;
+  t.split_keys_group = 32;
   t.proj_rows = 16;
   t.proj_tokens = 16;
   auto fits = [&](int rows, int keys) {

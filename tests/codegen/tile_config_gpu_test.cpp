@@ -36,6 +36,8 @@ TEST_CASE("gpu_tiles: a thread per query row, the block's shared memory within a
     CHECK(attnc::gpu_shared_floats(s, t.query_tile, t.key_block) * 4 <= attnc::gpu_shared_bytes);
     CHECK(attnc::gpu_shared_floats(s, 2 * t.query_tile, 16) * 4 > attnc::gpu_shared_bytes);  // the most rows
     CHECK(t.proj_rows * t.proj_tokens <= 1024);  // threads per block of a projection
+    CHECK(t.split_keys_chunk % t.split_keys_group == 0);  // define_split_keys' rule
+    CHECK(t.split_keys_chunk <= 1024);                     // a thread per key of a chunk
     const attnc::GpuTiles again = attnc::gpu_tiles(s);
     CHECK(again.query_tile == t.query_tile);
     CHECK(again.key_block == t.key_block);

@@ -9,8 +9,10 @@ struct GpuTiles {
   int query_tile;  // query rows per GPU block, one thread each (the block's threads)
   int key_block;  // keys per running-max/sum update, staged in shared memory; a thread's scores for one block
   int pv_rows;    // query rows of a P.V group: 1, each thread trims its keys to its own row
-  int proj_rows;  // output features per GPU block of a projection (threads along features)
-  int proj_tokens;  // tokens per GPU block of a projection (threads along tokens)
+  int split_keys_chunk;  // split-keys decode: keys per GPU block (a thread per key for the scores)
+  int split_keys_group;  // split-keys decode: keys per P.V group of a value column's thread
+  int proj_rows;         // output features per GPU block of a projection (threads along features)
+  int proj_tokens;       // tokens per GPU block of a projection (threads along tokens)
 };
 
 // The shared memory (in floats) of a core block on a GPU: the query tile's softmax state (max, sum
