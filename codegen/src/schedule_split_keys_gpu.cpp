@@ -14,7 +14,6 @@ using Halide::TailStrategy;
 using Halide::Var;
 
 void schedule_split_keys_gpu(SplitKeysFuncs &f, const GpuTiles &t) {
-  (void)t;
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
   // A GPU has three block dims: the query and the head share one.
@@ -26,7 +25,10 @@ void schedule_split_keys_gpu(SplitKeysFuncs &f, const GpuTiles &t) {
       .gpu_threads(f.dv);
 
   // The chunk's scores and probabilities: a thread per key, in shared memory.
-  for (Halide::Func per_key : {f.scores, f.probs}) per_key.compute_at(f.partial, f.c).gpu_threads(f.key);
+  // (Their key range is trimmed to the mask's hull per chunk: bounded, the shared memory is a
+  // constant rather than a size the host works out per call.)
+  for (Halide::Func per_key : {f.scores, f.probs})
+    per_key.compute_at(f.partial, f.c).bound_storage(f.key, t.split_keys_chunk).gpu_threads(f.key);
   f.scores.update().gpu_threads(f.key);
   f.dot_lanes.compute_at(f.scores, f.key);
   // The chunk's max and sum: one thread each (c has extent 1 here: a thread loop of one).
