@@ -10,7 +10,6 @@
 
 namespace attnc {
 
-using Halide::TailStrategy;
 using Halide::Var;
 
 void schedule_split_keys_gpu(SplitKeysFuncs &f, const GpuTiles &t) {
