@@ -273,7 +273,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
         pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles, role});
       if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles, role});
       if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles, role});
-      if (k.split_keys_max_queries > 0 && !tiles.gpu)
+      if (k.split_keys_max_queries > 0)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", "", role});
       if (k.spec.kv_cache != attn::KvCache::none)
         pipelines.push_back({k.id + "_append" + suffix, "tiles", "", "append"});

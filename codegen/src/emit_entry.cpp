@@ -74,7 +74,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     if (has_short) declare(o, id + "_short_v" + std::to_string(v), n);
     if (has_packed) declare(o, id + "_packed_v" + std::to_string(v), n);
     if (has_blocks) declare(o, id + "_blocks_v" + std::to_string(v), n);
-    if (split && !k.variant_tiles[v].gpu) declare(o, id + "_split_keys_v" + std::to_string(v), n);
+    if (split) declare(o, id + "_split_keys_v" + std::to_string(v), n);
     if (k.spec.kv_cache != attn::KvCache::none) declare(o, id + "_append_v" + std::to_string(v), 4);
   }
   o << "\n";
@@ -122,9 +122,17 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     if (t.gpu) {
       // The outputs come back to the host before attn_run returns; every device copy is freed
       // (into Halide's reuse pool: attn_kernel_release_memory empties it).
-      o << "      return attn_device_finish(context, buffers, " << n << ", " << id << "_outputs, ";
-      call(o, id + suffix, n);
-      o << ");\n";
+      auto finish = [&](const std::string &function) {
+        o << "attn_device_finish(context, buffers, " << n << ", " << id << "_outputs, ";
+        call(o, function, n);
+        o << ");\n";
+      };
+      if (split) {
+        o << "      if (split_keys) return ";
+        finish(id + "_split_keys" + suffix);
+      }
+      o << "      return ";
+      finish(id + suffix);
       continue;
     }
     if (split) {

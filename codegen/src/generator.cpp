@@ -266,8 +266,14 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     const attn::Spec core = core_spec();
     Func result;
     bool with_lse = false;
-    if (gpu_) {
-      // Every core path is the block core on a GPU (a thread per query row, gpu_tiles()).
+    if (gpu_ && std::string(core_path) == "split_keys") {
+      SplitKeysFuncs split =
+          define_split_keys(in, core, gpu_tiles_.split_keys_chunk, gpu_tiles_.split_keys_group, 1);
+      schedule_split_keys_gpu(split, gpu_tiles_);
+      result = split.out;
+      with_lse = split.with_lse;
+    } else if (gpu_) {
+      // Every other core path is the block core on a GPU (a thread per query row, gpu_tiles()).
       CoreFuncs funcs = define_core(in, core, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
       schedule_core_gpu(funcs, gpu_tiles_);
       result = funcs.out;

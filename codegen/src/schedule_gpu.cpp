@@ -1,11 +1,15 @@
 // GPU schedules (CUDA, OpenCL): one family, sized by gpu_tiles().
 //
-// Not yet measured on a GPU: PoCL (OpenCL on the CPU) runs them in `make test` for correctness
-// only, and tools/gpu_check.sh times the CUDA build against PyTorch's scaled_dot_product_attention
-// where an NVIDIA GPU is lent. The schedule is the plain flash-style one: a thread per query row
-// keeps its softmax state in registers; K and V stay in global memory, where every thread of a
-// block reads the same rows (broadcast through L1). Staging K/V tiles in shared memory and
-// threads over Dv are the next steps, to be measured against this one.
+// Not measured on a GPU: PoCL (OpenCL on the CPU) runs them in `make test` for correctness only,
+// and tools/gpu_check.sh times the CUDA build against PyTorch's scaled_dot_product_attention (and
+// the decode against a device copy's bandwidth) where an NVIDIA GPU is lent. The block core: a GPU
+// block per (query tile, head, batch) keeps the tile's softmax state in shared memory and walks the
+// key blocks the mask keeps (the CPU's RDom predicates, so masked blocks are never visited); per
+// key block its threads first copy the block's K and V rows into shared memory together, then each
+// updates its own row's state from there, the row's scores in its registers. Calls with few queries
+// (decode) take the split-keys core instead (schedule_split_keys_gpu.cpp). Next step, to be measured
+// against this one on a GPU: threads over value columns, the state then in registers (it needs the
+// core's per-row max and sum apart from its Dv accumulators: see define_core).
 #include "attnc/schedule_gpu.h"
 
 namespace attnc {
@@ -20,43 +24,55 @@ bool runs_on_gpu(const Halide::Target &target) {
 
 namespace {
 
-// One key block of one thread's row, inside the block loop of the sweep's state update (each
-// update runs in the thread that owns the row: the state is computed per thread). Every stage
-// is bounded to one block of one row so its storage is a constant-size private array (a GPU
-// kernel cannot allocate storage of run-time size).
-void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, const GpuTiles &t) {
-  const RVar over_blocks = w.over_blocks.y;
-  auto per_block = [&](Halide::Func fn) {
-    fn.compute_at(f.state, over_blocks)
-        .bound_storage(f.tile, 1)
+// Sweep n's state update (stage n + 1): a serial loop over key blocks in the GPU block, each
+// iteration first loading the block's K and V rows into shared memory with all the block's
+// threads, then updating every row's state in its own thread. The per-block stages run in the
+// row's thread, bounded to one block of one row so their storage is a constant-size private
+// array (a GPU kernel cannot allocate storage of run-time size).
+void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &t) {
+  const RVar over_dv = w.over_blocks.x, over_blocks = w.over_blocks.y;
+  f.state.update(stage - 1).reorder(over_dv, f.row, over_blocks, f.tile, f.h, f.b).gpu_threads(f.row);
+  // (No stage index: Halide 21 validates compute_at sites without one.)
+  const Halide::LoopLevel in_row(f.state, f.row), in_block(f.state, over_blocks);
+
+  // The block's K (V) rows: key_block x head_dim floats, head_dim fastest, the loads spread over
+  // the query_tile threads so neighbouring threads read neighbouring floats. Each sweep takes its
+  // own copy (a wrapper per consumer): a Func has one place to be computed.
+  auto staged = [&](Halide::Func rows, Halide::Func consumer, const Var &dim) {
+    Var key_in("key_in"), key_outer("key_outer"), element("element"), lane("lane"), round("round");
+    rows.in(consumer)
+        .compute_at(in_block)
+        .store_in(Halide::MemoryType::GPUShared)
+        .bound_storage(f.key, t.key_block)
         .bound_storage(f.h, 1)
         .bound_storage(f.b, 1)
-        .bound_storage(f.kb, 1);
+        .split(f.key, key_outer, key_in, t.key_block, TailStrategy::GuardWithIf)
+        .fuse(dim, key_in, element)
+        .split(element, round, lane, t.query_tile, TailStrategy::GuardWithIf)
+        .reorder(lane, round, key_outer)
+        .gpu_threads(lane);
+  };
+  staged(f.head_keys, w.scores, f.d);
+  staged(f.head_values, w.block_pv, f.dv);
+
+  auto per_row = [&](Halide::Func fn) {
+    fn.compute_at(in_row).bound_storage(f.tile, 1).bound_storage(f.h, 1).bound_storage(f.b, 1).bound_storage(
+        f.kb, 1);
     return fn;
   };
   for (Halide::Func block : {w.scores, w.probs})
-    per_block(block).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
-  if (f.has_modifiers) per_block(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+    per_row(block).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+  if (f.has_modifiers) per_row(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
   if (w.key_penalty.defined())
-    w.key_penalty.compute_at(f.state, over_blocks).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
-  per_block(w.block_max).bound_storage(f.row, 1);
-  per_block(w.block_sum).bound_storage(f.row, 1);
-  per_block(w.block_pv).bound_storage(f.group_row, 1).bound_storage(f.pv_group, 1);
+    w.key_penalty.compute_at(in_row).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
+  per_row(w.block_max).bound_storage(f.row, 1);
+  per_row(w.block_sum).bound_storage(f.row, 1);
+  per_row(w.block_pv).bound_storage(f.group_row, 1).bound_storage(f.pv_group, 1);
 }
 
 }  // namespace
 
 void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
-  // The threads run over the state's own row (a wrapper of it that out reads), not over out's
-  // i: a thread of out would read row i % query_tile, which bounds inference widens to the whole
-  // tile (each thread then computed every row of its tile). The wrapper costs one store and load
-  // of {max, sum, acc} per output element.
-  Halide::Func rows = f.state.in(f.out);
-  rows.compute_root()
-      .reorder(f.dv, f.row, f.tile, f.h, f.b)
-      .gpu_blocks(f.tile, f.h, f.b)
-      .gpu_threads(f.row);
-
   Var query_block("query_block"), query_in_tile("query_in_tile");
   f.out.compute_root()
       .split(f.i, query_block, query_in_tile, t.query_tile, TailStrategy::GuardWithIf)
@@ -67,14 +83,26 @@ void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
   // Checked on the host, once, before any kernel runs.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
-  // The row's scaled q and its state, per thread.
-  for (Halide::Func per_row : {f.query_tile, f.state})
-    per_row.compute_at(rows, f.row)
+  // The tile's state lives in the GPU block's shared memory, across its loop over key blocks;
+  // out's threads read their rows from it.
+  f.state.compute_at(f.out, query_block)
+      .store_in(Halide::MemoryType::GPUShared)
+      .bound_storage(f.row, t.query_tile)
+      .bound_storage(f.tile, 1)
+      .bound_storage(f.h, 1)
+      .bound_storage(f.b, 1)
+      .reorder(f.dv, f.row, f.tile, f.h, f.b)
+      .gpu_threads(f.row);
+  // The row's scaled q, per thread and key block (a reload from L1 per key_block x head_dim products).
+  for (size_t n = 0; n < f.sweeps.size(); ++n) {
+    f.query_tile.in(f.sweeps[n].scores)
+        .compute_at(f.state, f.row)
         .bound_storage(f.row, 1)
         .bound_storage(f.tile, 1)
         .bound_storage(f.h, 1)
         .bound_storage(f.b, 1);
-  for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_gpu(f, f.sweeps[n], t);
+    schedule_sweep_gpu(f, f.sweeps[n], static_cast<int>(n) + 1, t);
+  }
 }
 
 void schedule_linear_gpu(LinearFuncs &f, const GpuTiles &t) {
@@ -92,7 +120,8 @@ void schedule_linear_gpu(LinearFuncs &f, const GpuTiles &t) {
   tiles(f.y.update());
 }
 
-void schedule_elementwise_gpu(Halide::Func f, const Halide::Var &x, const Halide::Var &y, const Halide::Var &z) {
+void schedule_elementwise_gpu(Halide::Func f, const Halide::Var &x, const Halide::Var &y,
+                              const Halide::Var &z) {
   Var x_block("x_block"), y_block("y_block"), x_in("x_in"), y_in("y_in");
   f.compute_root()
       .split(x, x_block, x_in, 16, TailStrategy::GuardWithIf)

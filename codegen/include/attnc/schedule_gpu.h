@@ -5,6 +5,7 @@
 
 #include "attnc/core_algorithm.h"
 #include "attnc/projection.h"
+#include "attnc/split_keys_algorithm.h"
 #include "attnc/tile_config_gpu.h"
 
 namespace attnc {
@@ -13,16 +14,23 @@ namespace attnc {
 // the block core, whatever the CPU would have picked.
 bool runs_on_gpu(const Halide::Target &target);
 
-// GPU blocks over (query tile, head, batch), one thread per query row; each thread sweeps the
-// key blocks the mask keeps (the same RDom predicates as on the CPU) with its softmax state in
-// its own registers. core was defined with gpu_tiles()' key_block, query_tile and pv_rows.
+// GPU blocks over (query tile, head, batch), one thread per query row; the block walks the key
+// blocks the mask keeps (the same RDom predicates as on the CPU), staging each block's K and V
+// rows in shared memory with all its threads, the tile's softmax state in shared memory too.
+// core was defined with gpu_tiles()' key_block, query_tile and pv_rows.
 void schedule_core_gpu(CoreFuncs &core, const GpuTiles &tiles);
+
+// The split-keys core (Sq <= split_keys_max_queries) on a GPU: a block per (key chunk, query,
+// head, batch), threads over the chunk's keys for the scores and over value columns for P.V, then
+// a combine kernel. split was defined with gpu_tiles()' split_keys_chunk and split_keys_group, lanes 1.
+void schedule_split_keys_gpu(SplitKeysFuncs &split, const GpuTiles &tiles);
 
 // y(row, token, b) as a GPU matrix product: blocks of proj_rows features x proj_tokens tokens,
 // one thread per output, the sum over input features in the thread.
 void schedule_linear_gpu(LinearFuncs &linear, const GpuTiles &tiles);
 
 // A pure Func of (x, y, z) computed at the root on the GPU: 16 x 16 threads per block, z a block dim.
-void schedule_elementwise_gpu(Halide::Func f, const Halide::Var &x, const Halide::Var &y, const Halide::Var &z);
+void schedule_elementwise_gpu(Halide::Func f, const Halide::Var &x, const Halide::Var &y,
+                              const Halide::Var &z);
 
 }  // namespace attnc
