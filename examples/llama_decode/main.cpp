@@ -38,13 +38,15 @@ const attn_kernel *find_kernel(const char *spec_text) {
   return kernel;
 }
 
-std::unique_ptr<llama::Attention> make_attention(const Config &c, llama::PagedCache &cache) {
+std::unique_ptr<llama::Attention> make_attention(Config &c, llama::PagedCache &cache) {
 #ifdef LLAMA_PAGED_SPEC
+  if (c.attention.empty()) c.attention = "fused";
   if (c.attention == "fused") {
     const attn_kernel *kernel = find_kernel(LLAMA_PAGED_SPEC);
     return kernel ? std::make_unique<llama::PagedAttention>(kernel, cache, c.heads) : nullptr;
   }
 #else
+  if (c.attention.empty()) c.attention = "gathered";
   if (c.attention == "fused") {
     std::fprintf(stderr, "llama_decode: built without the paged kernel (LLAMA_PAGED_SPEC); use --attention gathered\n");
     return nullptr;
