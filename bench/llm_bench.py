@@ -113,8 +113,11 @@ def plan(quick, groups):
 
 
 # (row name, cache, rope) of attnc's kernels for a workload with a cache; W1 has no cache.
+# attnc-core: the plain core kernel on the same keys (the cache's k and v with the new tokens in
+# place), what the cache costs over the attention alone.
 CACHE_VARIANTS = (("attnc", "contiguous", False), ("attnc-paged16", "paged(16)", False),
-                  ("attnc-paged128", "paged(128)", False), ("attnc-rope", "contiguous", True))
+                  ("attnc-paged128", "paged(128)", False), ("attnc-rope", "contiguous", True),
+                  ("attnc-core", None, False))
 W1_VARIANTS = (("attnc", None, False), ("attnc-rope", None, True))
 
 

@@ -2,7 +2,9 @@
 //
 // Usage: llm_run LIB KERNEL_ID IN_DIR OUT.npy THREADS WARMUP RUNS [CACHE_LEN [PAGE_SEED]]
 // Reads IN_DIR/NAME.npy (float32) for every float input the kernel takes: q, k_new, v_new and
-// the caches k_cache, v_cache as contiguous [B,Smax,KVH,D] arrays (q, k, v without a cache).
+// the caches k_cache, v_cache as contiguous [B,Smax,KVH,D] arrays; q, k, v without a cache (k and
+// v, when IN_DIR has none, are the caches with k_new, v_new written at CACHE_LEN: the same keys
+// as the cache kernel's, for a cache-less kernel timed on the same step).
 // The int32 inputs are built here: cache_seqlens = CACHE_LEN for every sequence, and for a
 // paged kernel (one that takes block_table; P = k_cache's fixed page size) the caches are copied
 // into B·ceil(Smax/P) pages in an order shuffled with PAGE_SEED, block_table naming them. Every
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <random>
@@ -52,6 +55,19 @@ Tensor to_pages(const bench_npy::Array &cache, int64_t page_tokens, const std::v
   return t;
 }
 
+// A cache-less kernel's k or v [B,Smax,KVH,D] for a folder that holds a cache call's inputs: the
+// cache with the new tokens at cache_len.. (what the cache kernel attends over).
+bench_npy::Array keys_after_call(const std::string &folder, const std::string &name, int64_t cache_len) {
+  bench_npy::Array all = bench_npy::read(folder + "/" + name + "_cache.npy");
+  const bench_npy::Array added = bench_npy::read(folder + "/" + name + "_new.npy");
+  const int64_t B = all.shape[0], smax = all.shape[1], sq = added.shape[1], row = all.shape[2] * all.shape[3];
+  if (cache_len + sq > smax) throw std::runtime_error("CACHE_LEN + Sq is beyond the cache");
+  for (int64_t b = 0; b < B; ++b)
+    std::copy(added.data.begin() + b * sq * row, added.data.begin() + (b + 1) * sq * row,
+              all.data.begin() + (b * smax + cache_len) * row);
+  return all;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -88,7 +104,9 @@ int main(int argc, char **argv) {
       const std::string name = infos[i].name;
       if (name == "block_table" || name == "cache_seqlens" || (infos[i].is_output && name != "k_cache" && name != "v_cache"))
         continue;
-      bench_npy::Array array = bench_npy::read(folder + "/" + name + ".npy");
+      bench_npy::Array array = (name == "k" || name == "v") && !std::ifstream(folder + "/" + name + ".npy")
+                                   ? keys_after_call(folder, name, cache_len)
+                                   : bench_npy::read(folder + "/" + name + ".npy");
       if ((name == "k_cache" || name == "v_cache") && paged) {
         batch = array.shape[0];
         smax = array.shape[1];
