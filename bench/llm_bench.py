@@ -16,7 +16,9 @@ and the unfused NumPy path. Every output is checked against fp64 (bench/llm_refe
 
 Usage: llm_bench.py BUILD_DIR
 Environment: THREADS (2), BENCH_RUNS (10; calls fill at least measure.WINDOW_MS), BENCH_QUICK=1
-(B1 and B8 at 1024 and 8192 only, 3 runs), BENCH_LLM_SHAPES=decode,prefill,w1 (which groups).
+(B1 and B8 at 1024 and 8192 only, 3 runs), BENCH_LLM_SHAPES=decode,prefill,w1 (which groups),
+BENCH_LLM_TARGET (native: this CPU's variant only, the one the host dispatch set would pick here,
+generated in a quarter of the time; host for the whole set).
 Writes BUILD/bench/llm.json and llm.md.
 """
 import quiet_driver  # noqa: F401  (first: before numpy)
@@ -244,6 +246,7 @@ def main():
     runs = int(os.environ.get("BENCH_RUNS", "3" if quick else "10"))
     warmup = 1 if quick else 3
     groups = os.environ.get("BENCH_LLM_SHAPES", "decode,prefill,w1").split(",")
+    target = os.environ.get("BENCH_LLM_TARGET", "native")
     env = dict(os.environ)
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "HL_NUM_THREADS"):
         env[name] = str(threads)
@@ -253,7 +256,7 @@ def main():
     busy_before = busy_fraction()
     workloads = plan(quick, groups)
     specs = sorted({w.spec(cache, rope) for w in workloads for _, cache, rope in variants(w)})
-    library, seconds = kernels.generate(build, specs, os.path.join(out_dir, "kernels_llm"))
+    library, seconds = kernels.generate(build, specs, os.path.join(out_dir, "kernels_llm"), target)
     print(f"llm kernels: {len(specs)} specs, " + (f"generated in {seconds:.1f} s" if seconds else "reused"), flush=True)
     runner = Runner(build, out_dir, threads, env)
     fma = compile_helper("fma_peak.cpp", os.path.join(out_dir, "fma_peak"))
