@@ -32,8 +32,8 @@ std::string Decoder::step(const std::vector<Sequence *> &batch, int sq, PagePool
   for (Sequence *s : batch) {
     if (static_cast<int>(s->tokens.size()) < s->cache.length + sq) return "a sequence has fewer tokens than the step";
     if (!s->cache.reserve(pool, s->cache.length + sq))
-      return "the page pool is out of pages (" + std::to_string(pool.pages()) + " of " +
-             std::to_string(pool.page_tokens()) + " tokens)";
+      return "the page pool is out of pages (all " + std::to_string(pool.pages()) + " pages of " +
+             std::to_string(pool.page_tokens()) + " tokens are in use)";
   }
   x_.resize(size_t(T) * M);
   h_.resize(size_t(T) * M);
