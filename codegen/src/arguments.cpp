@@ -38,11 +38,81 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
 }
 }  // namespace
 
+namespace {
+// The issue-24 core forms: a KV cache (contiguous or paged) or the varlen layout.
+std::vector<ArgSpec> sequence_arguments(const attn::Spec &s) {
+  const std::string t = attn::dtype_name(s.dtype);
+  const int64_t h = s.heads, kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v;
+  std::vector<ArgSpec> args;
+  if (s.layout == attn::Layout::varlen) {
+    args.push_back(tensor("q", {sym("total_q"), fix(h, "H"), fix(d, "D")}, false, t));
+    args.push_back(tensor("k", {sym("total_k"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
+    args.push_back(tensor("v", {sym("total_k"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+    args.push_back(tensor("cu_seqlens_q", {sym("B+1")}, false, "i32"));
+    args.push_back(tensor("cu_seqlens_k", {sym("B+1")}, false, "i32"));
+    append_mask_inputs(s, "Sq", "Sk", args);
+    args.push_back(tensor("out", {sym("total_q"), fix(h, "H"), fix(dv, "Dv")}, true, t));
+    if (s.lse) args.push_back(tensor("lse", {sym("total_q"), fix(h, "H")}, true));
+    return args;
+  }
+  args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, false, t));
+  args.push_back(tensor("k_new", {sym("B"), sym("Sq"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
+  args.push_back(tensor("v_new", {sym("B"), sym("Sq"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+  const bool paged = s.kv_cache == attn::KvCache::paged;
+  const ArgDim outer = paged ? sym("num_pages") : sym("B"), slots = paged ? fix(s.page_size, "P") : sym("Smax");
+  args.push_back(tensor("k_cache", {outer, slots, fix(kvh, "KVH"), fix(d, "D")}, false, t));
+  args.push_back(tensor("v_cache", {outer, slots, fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+  args[args.size() - 2].is_inout = args[args.size() - 1].is_inout = true;
+  if (paged) args.push_back(tensor("block_table", {sym("B"), sym("max_pages")}, false, "i32"));
+  args.push_back(tensor("cache_seqlens", {sym("B")}, false, "i32"));
+  append_mask_inputs(s, "Sq", "Sk", args);
+  args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true, t));
+  if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h, "H")}, true));
+  return args;
+}
+}  // namespace
+
+bool runs_per_sequence(const attn::Spec &s) {
+  return s.kv_cache != attn::KvCache::none || s.layout == attn::Layout::varlen;
+}
+
+attn::Spec sequence_spec(const attn::Spec &resolved) {
+  attn::Spec s = resolved;
+  s.kv_cache = attn::KvCache::none;
+  s.page_size = 0;
+  s.layout = attn::Layout::dense;
+  return s;
+}
+
+std::vector<ArgSpec> sequence_pipeline_args(const attn::Spec &s, const std::string &role) {
+  const std::string t = attn::dtype_name(s.dtype);
+  const int64_t kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v;
+  if (role == "append") {
+    return {tensor("k_new", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(d, "D")}, false, t),
+            tensor("v_new", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t),
+            tensor("k_slots", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(d, "D")}, true, t),
+            tensor("v_slots", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, t)};
+  }
+  std::vector<ArgSpec> args = kernel_arguments(sequence_spec(s));
+  if (role != "paged") return args;
+  // q, then the whole paged cache, this sequence's row of block_table and its cache_seqlens.
+  std::vector<ArgSpec> paged = {args[0]};
+  paged.push_back(tensor("k_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
+  paged.push_back(tensor("v_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+  paged.push_back(tensor("block_table", {sym("B"), sym("max_pages")}, false, "i32"));
+  // Only its extent is read: Lk, the sequence's keys after this call (the entry passes a stride-0
+  // view), as Halide's reductions take data-dependent extents from buffer shapes only.
+  paged.push_back(tensor("key_count", {sym("Sk")}, false, "i32"));
+  paged.insert(paged.end(), args.begin() + 3, args.end());
+  return paged;
+}
+
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
   // The float tensors in the spec's storage type; lse, masks and index inputs keep theirs.
   const std::string t = attn::dtype_name(s.dtype);
   const int64_t h = s.heads, kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v, m = s.d_model;
   std::vector<ArgSpec> args;
+  if (runs_per_sequence(s)) return sequence_arguments(s);
   if (s.form == attn::Form::core) {
     args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, false, t));
     args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, false, t));

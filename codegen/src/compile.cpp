@@ -213,12 +213,21 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     }
     k.required_cpu_features = k.variant_cpu_features.back();
     k.args = kernel_arguments(spec);
-    if (spec.form == attn::Form::core) {
+    k.spec = spec;
+    if (runs_per_sequence(spec)) {
+      // The entry calls the attention per sequence, with its own Sq and Sk (emit_sequence.cpp).
+      k.inner_args = sequence_pipeline_args(spec, spec.kv_cache == attn::KvCache::paged ? "paged" : "attend");
+      k.q_arg = 0;
+      k.k_arg = 1;
+    }
+    if (spec.form == attn::Form::core && !runs_per_sequence(spec)) {
       for (size_t a = 0; a < k.args.size(); ++a)
         if (k.args[a].name == "q")
           k.q_arg = static_cast<int>(a);
         else if (k.args[a].name == "k")
           k.k_arg = static_cast<int>(a);
+    }
+    if (spec.form == attn::Form::core) {
       // The same threshold for every target: the tile sizes' own (AVX2 and AVX-512 agree).
       k.split_keys_max_queries = cpu_tiles(spec, 8).split_keys_max_queries;
       k.heads = spec.heads;
@@ -255,16 +264,18 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     for (size_t v = 0; v < k.targets.size(); ++v) {
       const VariantTiles &tiles = k.variant_tiles[v];
       struct Pipeline {
-        std::string name, core_path, tiles;
+        std::string name, core_path, tiles, role = "attend";
       };
       const std::string suffix = "_v" + std::to_string(v);
-      std::vector<Pipeline> pipelines = {{k.id + suffix, "tiles", tiles.tuned ? tiles.tiles : ""}};
+      const std::string role = k.spec.kv_cache == attn::KvCache::paged ? "paged" : "attend";
+      std::vector<Pipeline> pipelines = {{k.id + suffix, "tiles", tiles.tuned ? tiles.tiles : "", role}};
       if (!tiles.short_tiles.empty())
-        pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles});
-      if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles});
-      if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles});
+        pipelines.push_back({k.id + "_short" + suffix, "tiles", tiles.short_tiles, role});
+      if (tiles.packed) pipelines.push_back({k.id + "_packed" + suffix, "packed", tiles.packed_tiles, role});
+      if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles, role});
       if (k.split_keys_max_queries > 0 && !tiles.gpu)
-        pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", ""});
+        pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", "", role});
+      if (k.spec.kv_cache != attn::KvCache::none) pipelines.push_back({k.id + "_append" + suffix, "tiles", "", "append"});
       for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;
         args.output_dir = dir.string();
@@ -281,6 +292,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
           return create_attention_generator(context);
         };
         args.generator_params = {{"spec", k.spec_text}, {"core_path", p.core_path}};
+        if (runs_per_sequence(k.spec)) args.generator_params["role"] = p.role;
         if (!p.tiles.empty()) args.generator_params["tiles"] = p.tiles;
         try {
           Halide::Internal::execute_generator(args);

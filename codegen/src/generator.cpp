@@ -9,6 +9,7 @@
 #include "attnc/core_algorithm.h"
 #include "attnc/core_rows.h"
 #include "attnc/projection.h"
+#include "attnc/rope.h"
 #include "attnc/schedule_cpu.h"
 #include "attnc/schedule_gpu.h"
 #include "attnc/split_keys_algorithm.h"
@@ -34,12 +35,17 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   GeneratorParam<std::string> core_path{"core_path", "tiles"};
   // Core tile sizes that replace cpu_tiles()' defaults (core_tiles_text's form; attnc tune).
   GeneratorParam<std::string> tiles_text{"tiles", ""};
+  // Kernels with a KV cache or layout=varlen (runs_per_sequence): which per-sequence pipeline,
+  // "attend", "paged" or "append" (sequence_pipeline_args); their entry calls them per sequence.
+  GeneratorParam<std::string> role{"role", "attend"};
 
   void configure() {
     const attn::ParseResult parsed = attn::parse_spec(std::string(spec_text));
     if (!parsed.ok) throw Halide::CompileError("attnc: " + parsed.message);
     spec_ = attn::resolve(parsed.spec);
-    for (const ArgSpec &arg : kernel_arguments(spec_)) {
+    const std::vector<ArgSpec> args =
+        runs_per_sequence(spec_) ? sequence_pipeline_args(spec_, role) : kernel_arguments(spec_);
+    for (const ArgSpec &arg : args) {
       const int rank = static_cast<int>(arg.dims.size());
       const Halide::Type type = halide_type(arg.dtype);
       if (arg.is_output) {
@@ -52,8 +58,12 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
   void generate() {
-    // Every input starts at 0 and has its spec-fixed sizes, which the schedule relies on.
-    for (auto &[name, buffer] : inputs_) constrain(*buffer, arg_specs_.at(name));
+    // Every input starts at 0 and has its spec-fixed sizes, which the schedule relies on; the
+    // append pipeline's token dim starts at the tokens' cache position instead.
+    const bool append = std::string(role) == "append";
+    for (auto &[name, buffer] : inputs_) constrain(*buffer, arg_specs_.at(name), append);
+    // The paged pipeline's key_count is a stride-0 view (only its extent is read).
+    if (inputs_.count("key_count")) (*inputs_.at("key_count")).dim(0).set_stride(Expr());
     const Halide::Target target = get_target();
     const VectorUnit unit = target_vector_unit(target.to_string());
     const int lanes = unit.lanes;
@@ -77,12 +87,16 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       throw Halide::CompileError(std::string("attnc: dtype=") + attn::dtype_name(spec_.dtype) + " on " +
                                  named.to_string() + ": GPU targets (cuda, opencl) take dtype=f32 only");
     }
-    if (spec_.form == attn::Form::core) {
+    if (gpu_ && (runs_per_sequence(spec_) || spec_.rope != attn::Rope::none))
+      throw Halide::CompileError("attnc: kv_cache, rope and layout=varlen run on CPU targets only");
+    if (append) {
+      generate_append();
+    } else if (spec_.form == attn::Form::core) {
       generate_core();
     } else {
       generate_block();
     }
-    for (auto &[name, buffer] : outputs_) constrain(*buffer, arg_specs_.at(name));
+    for (auto &[name, buffer] : outputs_) constrain(*buffer, arg_specs_.at(name), append);
   }
 
  private:
@@ -118,11 +132,11 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
   template <typename Buffer>
-  static void constrain(Buffer &buffer, const ArgSpec &arg) {
+  static void constrain(Buffer &buffer, const ArgSpec &arg, bool token_min_free = false) {
     const int rank = static_cast<int>(arg.dims.size());
     for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
       const ArgDim &dim = arg.dims[rank - 1 - halide_dim];
-      buffer.dim(halide_dim).set_min(0);
+      if (!(token_min_free && halide_dim == 2)) buffer.dim(halide_dim).set_min(0);
       if (dim.fixed > 0) buffer.dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
     }
   }
@@ -149,12 +163,70 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     (*outputs_.at("lse")) = lse;
   }
 
+  // The cache's new slots: k_new rotated at its tokens' positions (the token dim's coordinates,
+  // which start at cache_seqlens[b] + the first token), v_new as given, in the cache's dtype.
+  void generate_append() {
+    Var d("d"), g("g"), p("p"), b("b");
+    Func k = input_f32("k_new");
+    if (spec_.rope != attn::Rope::none)
+      k = rope_rotated(k, spec_, [](Expr row, Expr) { return row; }, "k_new_rope");
+    Func k_slots("k_slots"), v_slots("v_slots");
+    k_slots(d, g, p, b) = Halide::cast(storage_type(), k(d, g, p, b));
+    v_slots(d, g, p, b) = input("v_new")(d, g, p, b);
+    k_slots.vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
+    v_slots.vectorize(d, lanes_dividing(spec_.head_dim_v, tiles_.vector_width));
+    (*outputs_.at("k_slots")) = k_slots;
+    (*outputs_.at("v_slots")) = v_slots;
+  }
+
+  // Keys in cache order: this sequence's pages through its block_table row (paged), else k
+  // itself; with rope and no cache, every key rotated once per call at its position j.
+  void sequence_inputs(CoreInputs &in) {
+    if (std::string(role) == "paged") {
+      const int page = spec_.page_size;
+      const Expr pages = (*inputs_.at("k_cache")).dim(3).extent();
+      Func table = input("block_table"), k_cache = input_f32("k_cache"), v_cache = input_f32("v_cache");
+      Var d("d"), g("g"), j("j"), b("b");
+      // The entry checked every entry this sequence reads; the clamp is for bounds inference.
+      const Expr page_id = Halide::clamp(table(j / page, b), 0, pages - 1);
+      Func k("k_paged"), v("v_paged");
+      k(d, g, j, b) = k_cache(d, g, j % page, page_id);
+      v(d, g, j, b) = v_cache(d, g, j % page, page_id);
+      in.k = k;
+      in.v = v;
+      // Lk from a buffer's extent: the cores' RDoms over keys may not take their extents from a
+      // loaded value (a Func call).
+      in.seq_k = (*inputs_.at("key_count")).dim(0).extent();
+      return;
+    }
+    if (spec_.rope == attn::Rope::none || spec_.kv_cache != attn::KvCache::none) return;
+    Func keys = rope_rotated(in.k, spec_, [](Expr row, Expr) { return row; }, "k_rope");
+    Func rotated("k_rotated");
+    Var d("d"), g("g"), j("j"), b("b"), jb("jb");
+    rotated(d, g, j, b) = keys(d, g, j, b);
+    rotated.compute_root().fuse(j, b, jb).parallel(jb, 8, Halide::TailStrategy::GuardWithIf).vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
+    in.k = rotated;
+  }
+
   void generate_core() {
-    CoreInputs in{input_f32("q"), input_f32("k"), input_f32("v"), (*inputs_.at("q")).dim(2).extent(),
-                  (*inputs_.at("k")).dim(2).extent()};
+    const bool paged = std::string(role) == "paged";
+    CoreInputs in{input_f32("q"), paged ? Func() : input_f32("k"), paged ? Func() : input_f32("v"),
+                  (*inputs_.at("q")).dim(2).extent(), paged ? Expr() : (*inputs_.at("k")).dim(2).extent()};
     add_mask_inputs(in);
     in.out_type = storage_type();
-    if (uses_bf16_dot_products()) {
+    if (runs_per_sequence(spec_) || spec_.rope != attn::Rope::none) sequence_inputs(in);
+    if (spec_.rope != attn::Rope::none) {
+      // Query row i sits at the mask's position of the row (bottom-right: Sk - Sq + i, which is
+      // cache_seqlens[b] + i with a cache).
+      const Expr seq_k = in.seq_k, seq_q = in.seq_q;
+      const attn::Align align = spec_.align;
+      in.q = rope_rotated(in.q, spec_,
+                          [=](Expr row, Expr) { return first_query_position(align, seq_k, seq_q) + row; },
+                          "q_rope");
+    }
+    // bf16 pair products read q and k as stored; rotated values exist only in fp32, so rope and
+    // paged specs take the fp32 path.
+    if (uses_bf16_dot_products() && spec_.rope == attn::Rope::none && !paged) {
       in.q_bf16 = input("q");
       in.k_bf16 = input("k");
       in.v_bf16 = input("v");

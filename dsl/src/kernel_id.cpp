@@ -121,6 +121,13 @@ std::string kernel_id(const Spec &spec) {
   if (s.alibi) id += "_alibi";
   if (s.score_bias) id += "_bias_t";
   if (s.lse) id += "_lse";
+  if (s.kv_cache == KvCache::contiguous) id += "_kvc";
+  if (s.kv_cache == KvCache::paged) id += "_kvp" + number(s.page_size);
+  if (s.rope != Rope::none) {
+    id += (s.rope == Rope::neox ? "_ropen" : "_ropei") + number(s.rope_dim);
+    if (s.rope_theta != 10000.0f) id += "_th" + hex(std::bit_cast<uint32_t>(s.rope_theta), 8);
+  }
+  if (s.layout == Layout::varlen) id += "_varlen";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

@@ -35,13 +35,19 @@ enum class Key {
   softcap,
   alibi,
   score_bias,
-  lse
+  lse,
+  kv_cache,
+  rope,
+  rope_theta,
+  rope_dim,
+  layout
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "form",       "qkv", "proj_bias",
-    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse"};
+    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
+    "kv_cache", "rope", "rope_theta", "rope_dim", "layout"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::lse) + 1);
+static_assert(key_count == static_cast<int>(Key::layout) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -134,6 +140,31 @@ class SpecBuilder {
         return std::nullopt;
       case Key::lse:
         return set_bool(key, value, &Spec::with_lse);
+      case Key::kv_cache:
+        return set_kv_cache(key, value);
+      case Key::rope:
+        if (value != "none" && value != "neox" && value != "interleaved")
+          return bad(key, value, "is not one of none|neox|interleaved");
+        spec.rope = value == "neox" ? Rope::neox : value == "interleaved" ? Rope::interleaved : Rope::none;
+        return std::nullopt;
+      case Key::rope_theta: {
+        float theta = 0.0f;
+        if (std::optional<std::string> error = read_float(key, value, theta)) return error;
+        if (!(theta > 0.0f)) return bad(key, value, "must be a number > 0");
+        spec.rope_theta = theta;
+        return std::nullopt;
+      }
+      case Key::rope_dim: {
+        int32_t v = 0;
+        if (std::optional<std::string> error = read_int(key, value, v)) return error;
+        if (v <= 0) return bad(key, value, "must be > 0 (even, at most head_dim)");
+        spec.rope_dim = v;
+        return std::nullopt;
+      }
+      case Key::layout:
+        if (value != "dense" && value != "varlen") return bad(key, value, "is not one of dense|varlen");
+        spec = spec.with_layout(value == "varlen" ? Layout::varlen : Layout::dense);
+        return std::nullopt;
     }
     return bad(key, value, "is not handled");
   }
@@ -173,12 +204,35 @@ class SpecBuilder {
     return std::nullopt;
   }
 
-  std::optional<std::string> set_float(Key key, std::string_view value, Spec (Spec::*setter)(float) const) {
-    float v = 0.0f;
+  static std::optional<std::string> read_float(Key key, std::string_view value, float &v) {
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec == std::errc::result_out_of_range) return bad(key, value, "is out of range for a float");
     if (ec != std::errc() || ptr != value.data() + value.size()) return bad(key, value, "is not a number");
+    return std::nullopt;
+  }
+
+  std::optional<std::string> set_float(Key key, std::string_view value, Spec (Spec::*setter)(float) const) {
+    float v = 0.0f;
+    if (std::optional<std::string> error = read_float(key, value, v)) return error;
     spec = (spec.*setter)(v);
+    return std::nullopt;
+  }
+
+  // none, contiguous or paged(P).
+  std::optional<std::string> set_kv_cache(Key key, std::string_view value) {
+    if (value == "none" || value == "contiguous") {
+      spec = spec.with_kv_cache(value == "none" ? KvCache::none : KvCache::contiguous);
+      return std::nullopt;
+    }
+    constexpr std::string_view open = "paged(";
+    if (!value.starts_with(open) || !value.ends_with(")"))
+      return bad(key, value, "is not one of none|contiguous|paged(P)");
+    int32_t page = 0;
+    const std::string_view inner = value.substr(open.size(), value.size() - open.size() - 1);
+    const auto [ptr, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), page);
+    if (ec != std::errc() || ptr != inner.data() + inner.size() || page <= 0)
+      return bad(key, value, "needs a page size P > 0: paged(16)");
+    spec = spec.with_kv_cache(KvCache::paged, page);
     return std::nullopt;
   }
 
@@ -218,6 +272,14 @@ std::string to_string(const Spec &spec) {
   out += std::string(" alibi=") + bool_text(s.alibi);
   out += std::string(" score_bias=") + (s.score_bias ? "tensor" : "none");
   out += std::string(" lse=") + bool_text(s.lse);
+  // Issue 24's keys, printed only when set (older specs keep their text).
+  if (s.kv_cache == KvCache::contiguous) out += " kv_cache=contiguous";
+  if (s.kv_cache == KvCache::paged) out += " kv_cache=paged(" + std::to_string(s.page_size) + ")";
+  if (s.rope != Rope::none) {
+    out += std::string(" rope=") + (s.rope == Rope::neox ? "neox" : "interleaved");
+    out += " rope_theta=" + float_text(s.rope_theta) + " rope_dim=" + std::to_string(s.rope_dim);
+  }
+  if (s.layout == Layout::varlen) out += " layout=varlen";
   return out;
 }
 

@@ -54,6 +54,13 @@ bool arg_matches(const Value &entry, const attn_arg_info &info, std::string *why
            " in the library but not in the manifest";
     return false;
   }
+  const Value *inout = entry.member("inout");
+  const bool manifest_inout = inout != nullptr && inout->kind == Value::Kind::boolean && inout->boolean;
+  if (manifest_inout != (info.is_output == ATTN_ARG_INOUT)) {
+    *why = std::string("is ") + (manifest_inout ? "" : "not ") + "in-out in the manifest but " +
+           (manifest_inout ? "not " : "") + "in the library";
+    return false;
+  }
   const Value *shape = entry.member("shape");
   if (shape == nullptr || shape->kind != Value::Kind::array ||
       static_cast<int>(shape->items.size()) != info.rank) {

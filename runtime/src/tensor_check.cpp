@@ -339,7 +339,7 @@ void build_buffer(const attn_arg_info &info, const attn_tensor &t, const ArgPlan
   buffer->dimensions = info.rank;
   buffer->dim = dims;
   // The data is on the host and newer than any device copy: a GPU variant copies inputs over.
-  if (!info.is_output) buffer->set_host_dirty(true);
+  if (!info.is_output || info.is_output == ATTN_ARG_INOUT) buffer->set_host_dirty(true);
   for (int h = 0; h < info.rank; ++h) {
     const int d = info.rank - 1 - h;
     dims[h] =

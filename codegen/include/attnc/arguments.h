@@ -20,6 +20,7 @@ struct ArgSpec {
   std::string name;
   std::string dtype = "f32";  // f32, i32, u8
   bool is_output = false;
+  bool is_inout = false;  // given by the caller and written by the kernel (k_cache, v_cache)
   std::vector<ArgDim> dims;
   uint32_t broadcast_dims = 0;  // bit i (outermost = 0): the caller may give size 1
   int min_rank = 0;             // fewest dims a caller may give (0: exactly all)
@@ -30,6 +31,21 @@ struct ArgSpec {
 // then, as the mask and modifiers need them: key_lengths [B], prefix_lengths [B],
 // segment_ids_q [B,Sq], segment_ids_k [B,Sk], mask [B,H,Sq,Sk] u8, alibi_slopes [H],
 // score_bias [B,H,Sq,Sk] (B and H broadcast); and the output lse [B,Sq,H] when asked for.
+// With kv_cache (issue 24): q, k_new [B,Sq,KVH,D], v_new [B,Sq,KVH,Dv], k_cache and v_cache
+// (in-out: [B,Smax,KVH,D|Dv], or paged [num_pages,P,KVH,D|Dv] then block_table [B,max_pages]),
+// cache_seqlens [B]. layout=varlen: q [total_q,H,D], k/v [total_k,KVH,D|Dv], cu_seqlens_q and
+// cu_seqlens_k [B+1], out [total_q,H,Dv], lse [total_q,H].
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &resolved);
+
+// A kernel with a KV cache or the varlen layout runs its attention one sequence at a time: its
+// entry calls pipelines whose arguments differ from the public ones (sequence_pipeline_args).
+bool runs_per_sequence(const attn::Spec &resolved);
+// The spec of those per-sequence attention pipelines: kv_cache and layout dropped, rope kept.
+attn::Spec sequence_spec(const attn::Spec &resolved);
+// The arguments of one per-sequence pipeline, by role: "attend" (q, k, v [1,S,..] and the
+// modifiers: kernel_arguments(sequence_spec)), "paged" (q, k_cache, v_cache, block_table [1,
+// max_pages], key_count [Lk] (only its extent is read), modifiers, out, lse) or "append" (k_new, v_new [1,n,KVH,D|Dv]
+// in, k_slots, v_slots out: the cache's slots, their token dim starting at the tokens' position).
+std::vector<ArgSpec> sequence_pipeline_args(const attn::Spec &resolved, const std::string &role);
 
 }  // namespace attnc

@@ -1,6 +1,7 @@
 // attnc/emit.h: the files attnc writes beside the Halide objects: entry source, header, manifest.
 #pragma once
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct KernelRecord {
   std::vector<VariantTiles> variant_tiles;        // per target
   std::string required_cpu_features;              // the least capable variant's
   std::vector<ArgSpec> args;
+  attn::Spec spec{};  // resolved
+  // runs_per_sequence specs: the per-sequence attention pipelines' arguments (q_arg, k_arg and the
+  // pipelines' arity refer to these); empty otherwise.
+  std::vector<ArgSpec> inner_args;
   // Core form: a second pipeline, <id>_split_keys_v<i>, runs when Sq <= split_keys_max_queries
   // (0: none), and a third, <id>_short_v<i>, where the variant has short tiles and they win for
   // the call's Sq x Sk (short_tiles_win), and a fourth, <id>_packed_v<i>, where the variant is
@@ -45,6 +50,10 @@ struct KernelRecord {
 
 // C source defining one attn_kernel_desc per kernel. Compiled with ATTN_STATIC_REGISTRY, it
 // registers them at load time; with ATTN_LIBRARY_TABLE, it exports attn_library_table_v1.
+// The run_variant of a runs_per_sequence kernel: checks cache_seqlens / block_table / cu_seqlens,
+// appends the new keys, then calls <id>_pipelines once per sequence (emit_sequence.cpp).
+void write_sequence_run(std::ostringstream &o, const KernelRecord &k);
+
 std::string entry_source(const std::vector<KernelRecord> &kernels, const std::string &basename);
 
 // C header declaring <basename>_register_kernels() and including each kernel's Halide header.

@@ -18,6 +18,17 @@ enum class DType : uint8_t { f32, f16, bf16 };
 // random, ALiBi's distance): bottom_right at q' = i + Lk - Sq (FlashAttention 2.1+, decode and
 // chunked prefill), top_left at q' = i (PyTorch's is_causal, FlashAttention before 2.1).
 enum class Align : uint8_t { bottom_right, top_left };
+// The core form's KV cache (FlashAttention's flash_attn_with_kvcache): the new keys k_new/v_new
+// are written at positions cache_seqlens[b].. of k_cache/v_cache, then every cached key is
+// attended. contiguous: k_cache [B, Smax, KVH, D]; paged: k_cache [num_pages, page_size, KVH, D]
+// and block_table [B, max_pages] (docs/DSL.md).
+enum class KvCache : uint8_t { none, contiguous, paged };
+// Rotary embeddings applied to q and the new keys in the kernel: neox pairs element i with
+// i + rope_dim / 2 (GPT-NeoX, Llama in Hugging Face form), interleaved pairs 2i with 2i + 1 (GPT-J).
+enum class Rope : uint8_t { none, neox, interleaved };
+// dense: [B, S, H, D] tensors; varlen: sequences packed without padding, q [total_q, H, D] and
+// k/v [total_k, KVH, D] with cu_seqlens_q / cu_seqlens_k [B + 1] (FlashAttention's varlen).
+enum class Layout : uint8_t { dense, varlen };
 
 // A Spec is a structural literal type so that it can be a template argument (see check.h).
 // Fields left at 0 / false take the documented defaults when resolved (resolve.h).
@@ -45,6 +56,12 @@ struct Spec {
   bool score_bias = false;  // runtime score_bias f32, shaped and broadcast like the mask tensor
   bool lse = false;         // also output lse [B,Sq,H]: log-sum-exp of the kept scores, -inf if none
   Align align = Align::bottom_right;
+  KvCache kv_cache = KvCache::none;
+  int32_t page_size = 0;  // paged: tokens per page (P)
+  Rope rope = Rope::none;
+  float rope_theta = 0.0f;  // 0: 10000
+  int32_t rope_dim = 0;     // rotated elements of each head (even, <= head_dim); 0: head_dim
+  Layout layout = Layout::dense;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -108,6 +125,26 @@ struct Spec {
   constexpr Spec with_alibi(bool on = true) const { return set_flag(&Spec::alibi, on); }
   constexpr Spec with_score_bias(bool on = true) const { return set_flag(&Spec::score_bias, on); }
   constexpr Spec with_lse(bool on = true) const { return set_flag(&Spec::lse, on); }
+  // with_kv_cache(KvCache::contiguous), or with_kv_cache(KvCache::paged, 16) for 16-token pages.
+  constexpr Spec with_kv_cache(KvCache c, int32_t page_size = 0) const {
+    Spec s = *this;
+    s.kv_cache = c;
+    s.page_size = page_size;
+    return s;
+  }
+  // theta 0 and dim 0 take the defaults (10000, head_dim); validation checks the rest.
+  constexpr Spec with_rope(Rope r, float theta = 0.0f, int32_t dim = 0) const {
+    Spec s = *this;
+    s.rope = r;
+    s.rope_theta = theta;
+    s.rope_dim = dim;
+    return s;
+  }
+  constexpr Spec with_layout(Layout l) const {
+    Spec s = *this;
+    s.layout = l;
+    return s;
+  }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {

@@ -45,6 +45,14 @@ enum class SpecProblem : int32_t {
   random_count_too_large,
   random_draws_too_many,  // N summed over random terms
   mask_malformed,         // a hand-built node (a: its index; b: 1 when the node count itself is bad)
+  // Issue 24 (a: the value, b: the other one).
+  rope_dim_invalid,         // a: rope_dim, b: head_dim (odd, negative or above head_dim)
+  rope_theta_not_positive,  // rope_theta not a finite number > 0
+  page_size_invalid,        // paged cache: a: page_size, b: the limit (0, negative, above the limit)
+  sequence_needs_core_form,  // a: 1 for kv_cache, 2 for layout=varlen
+  varlen_with_kv_cache,      // layout=varlen and a kv_cache in one spec
+  sequence_input_unsupported,  // a: 1 kv_cache, 2 varlen; b: 1 padding, 2 prefix, 3 document, 4 tensor, 5 score_bias
+  rope_options_without_rope,   // rope_theta or rope_dim given with rope=none
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -148,6 +156,35 @@ constexpr SpecCheck check_sizes(const Spec &s) {
 
 constexpr Spec resolve(Spec s);
 
+namespace detail {
+// The issue-24 fields: KV cache, RoPE and the varlen layout.
+constexpr SpecCheck check_sequence(const Spec &s) {
+  using P = SpecProblem;
+  const int32_t head_dim = s.head_dim > 0 ? s.head_dim : s.d_model / s.heads;
+  if (s.rope == Rope::none && (s.rope_dim != 0 || s.rope_theta != 0.0f))
+    return {P::rope_options_without_rope, s.rope_dim, 0};
+  if (s.rope != Rope::none) {
+    if (s.rope_dim < 0 || s.rope_dim % 2 != 0 || s.rope_dim > head_dim || (s.rope_dim == 0 && head_dim % 2 != 0))
+      return {P::rope_dim_invalid, s.rope_dim == 0 ? head_dim : s.rope_dim, head_dim};
+    if (s.rope_theta != 0.0f && !(s.rope_theta > 0.0f && s.rope_theta < 3.0e38f)) return {P::rope_theta_not_positive, 0, 0};
+  }
+  if (s.kv_cache == KvCache::paged && (s.page_size <= 0 || s.page_size > limits::max_positions))
+    return {P::page_size_invalid, s.page_size, limits::max_positions};
+  const bool cache = s.kv_cache != KvCache::none, varlen = s.layout == Layout::varlen;
+  if (!cache && !varlen) return {};
+  const int32_t which = cache ? 1 : 2;
+  if (s.form != Form::core) return {P::sequence_needs_core_form, which, 0};
+  if (cache && varlen) return {P::varlen_with_kv_cache, 0, 0};
+  // Inputs indexed by batch and sequence ([B, Sk], [B, H, Sq, Sk]) have no meaning per cached or
+  // packed sequence yet: refused rather than silently misread.
+  const MaskOp ops[] = {MaskOp::padding, MaskOp::prefix, MaskOp::document, MaskOp::tensor};
+  for (int i = 0; i < 4; ++i)
+    if (s.mask.uses(ops[i])) return {P::sequence_input_unsupported, which, i + 1};
+  if (s.score_bias) return {P::sequence_input_unsupported, which, 5};
+  return {};
+}
+}  // namespace detail
+
 constexpr SpecCheck check_spec(const Spec &s) {
   using P = SpecProblem;
   if (s.bad_value_field != 0) return {static_cast<P>(s.bad_value_field), s.bad_value, 0};
@@ -171,7 +208,8 @@ constexpr SpecCheck check_spec(const Spec &s) {
   }
   if (s.has_scale && !(s.scale > 0.0f && s.scale < 3.0e38f)) return {P::scale_not_positive, 0, 0};
   if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < 3.0e38f)) return {P::softcap_not_positive, 0, 0};
-  return detail::check_mask(s.mask);
+  if (const SpecCheck mask = detail::check_mask(s.mask); !mask.ok()) return mask;
+  return detail::check_sequence(s);
 }
 
 // The spec with every default filled in. Only meaningful for a spec that passes check_spec (the
@@ -182,6 +220,8 @@ constexpr Spec resolve(Spec s) {
   if (s.d_model == 0) s.d_model = static_cast<int32_t>(int64_t{s.heads} * s.head_dim);
   if (s.head_dim_v == 0) s.head_dim_v = s.head_dim;
   if (!s.has_scale && s.head_dim > 0) s.scale = 1.0f / detail::sqrt_newton(static_cast<float>(s.head_dim));
+  if (s.rope != Rope::none && s.rope_theta == 0.0f) s.rope_theta = 10000.0f;
+  if (s.rope != Rope::none && s.rope_dim == 0) s.rope_dim = s.head_dim;
   return s;
 }
 

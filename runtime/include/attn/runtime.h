@@ -70,10 +70,14 @@ typedef struct attn_arg {
  * is [H, Sq, Sk] (B left out) and rank 2 is [Sq, Sk] (B, then H left out); a per-batch mask is
  * [B, 1, Sq, Sk]. Any other rank, or one that would leave out a dim that does not broadcast, is
  * ATTN_ERR_RANK. Outputs never broadcast. */
+#define ATTN_ARG_INOUT 2 /* is_output of an in-out tensor (k_cache, v_cache) */
 typedef struct attn_arg_info {
   const char *name;
   attn_dtype dtype;
   int32_t rank;
+  /* 0: an input; 1: an output (written, never read); ATTN_ARG_INOUT (2): given by the caller,
+   * read and written in place by the kernel (a KV cache). Outputs and in-outs are checked for
+   * self-overlap; neither broadcasts. */
   int32_t is_output;
   int64_t fixed_shape[ATTN_MAX_RANK]; /* 0 where the size is a runtime value */
   const char *dim_names[ATTN_MAX_RANK];

@@ -1,0 +1,196 @@
+// Writes the run_variant of a kernel with a KV cache or the varlen layout: value checks, the
+// cache append, then the attention pipelines once per sequence on views of the call's tensors.
+#include <functional>
+#include <sstream>
+
+#include "attnc/emit.h"
+
+namespace attnc {
+namespace {
+
+int arg_index(const std::vector<ArgSpec> &args, const std::string &name) {
+  for (size_t a = 0; a < args.size(); ++a)
+    if (args[a].name == name) return static_cast<int>(a);
+  return -1;
+}
+
+std::string buffer(const KernelRecord &k, const std::string &name) {
+  return "buffers[" + std::to_string(arg_index(k.args, name)) + "]";
+}
+
+// A switch over the variants calling <id>_append_v<i> on four views.
+void write_append(std::ostringstream &o, const KernelRecord &k) {
+  o << "static int " << k.id << "_append(attn_call_context *context, void **views, int32_t variant) {\n"
+    << "  switch (variant) {\n";
+  for (size_t v = 0; v < k.targets.size(); ++v)
+    o << "    case " << v << ": return " << k.id << "_append_v" << v
+      << "(context, views[0], views[1], views[2], views[3]);\n";
+  o << "  }\n  attn_abi_record_error(context, \"no such variant\");\n  return -1;\n}\n\n";
+}
+
+// The views of the per-sequence attention pipeline's arguments, as C statements declaring
+// `inner`; `how` gives each argument's view (a statement filling view_<name>), or "" to pass the
+// call's own buffer.
+void write_inner(std::ostringstream &o, const KernelRecord &k,
+                 const std::function<std::string(const std::string &)> &how) {
+  std::string list;
+  for (const ArgSpec &a : k.inner_args) {
+    const std::string statement = how(a.name);
+    if (statement.empty()) {
+      list += (list.empty() ? "" : ", ") + buffer(k, a.name);
+      continue;
+    }
+    o << "    attn_view view_" << a.name << ";\n    " << statement << "\n";
+    list += (list.empty() ? "" : ", ") + std::string("&view_") + a.name + ".buffer";
+  }
+  o << "    void *inner[] = {" << list << "};\n";
+}
+
+void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
+  const bool paged = k.spec.kv_cache == attn::KvCache::paged;
+  const int page = k.spec.page_size;
+  o << "static int " << k.id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
+    << "  const int32_t batch = attn_view_extent(" << buffer(k, "q") << ", 3);\n"
+    << "  const int32_t seq_q = attn_view_extent(" << buffer(k, "q") << ", 2);\n";
+  if (paged) {
+    o << "  const int32_t pages = attn_view_extent(" << buffer(k, "k_cache") << ", 3);\n"
+      << "  const int32_t max_pages = attn_view_extent(" << buffer(k, "block_table") << ", 0);\n";
+  } else {
+    o << "  const int32_t smax = attn_view_extent(" << buffer(k, "k_cache") << ", 2);\n";
+  }
+  o << "  int status = 0;\n"
+    << "  /* Every value first: a refused call writes nothing, neither out nor the cache. */\n"
+    << "  for (int32_t b = 0; b < batch; ++b) {\n"
+    << "    const int32_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n";
+  if (paged) {
+    o << "    if (cached < 0 || (int64_t)cached + seq_q > (int64_t)max_pages * " << page << ")\n"
+      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, max_pages * P - Sq] = "
+         "[0, %lld] (max_pages %d, P "
+      << page << ", Sq %d)\", b, cached, (long long)max_pages * " << page << " - seq_q, max_pages, seq_q);\n"
+      << "    /* Only the pages the sequence uses after this call are read: entries past them may hold anything. */\n"
+      << "    for (int32_t p = 0; p < (cached + seq_q + " << page - 1 << ") / " << page << "; ++p) {\n"
+      << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, p);\n"
+      << "      if (id < 0 || id >= pages)\n"
+      << "        return attn_view_refuse(context, \"block_table[%d][%d] is %d: page ids must be in [0, num_pages) = "
+         "[0, %d)\", b, p, id, pages);\n"
+      << "    }\n";
+  } else {
+    o << "    if (cached < 0 || cached > smax - seq_q)\n"
+      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, Smax - Sq] = [0, %d] "
+         "(Smax %d, Sq %d)\", b, cached, smax - seq_q, smax, seq_q);\n";
+  }
+  o << "  }\n"
+    << "  /* The new keys (rotated with rope) and values into the cache. */\n"
+    << "  for (int32_t b = 0; b < batch; ++b) {\n"
+    << "    const int32_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n";
+  auto append_call = [&](const char *indent, const char *first, const char *count, const char *position) {
+    o << indent << "attn_view kn, vn, kc, vc;\n"
+      << indent << "attn_view_batch(&kn, " << buffer(k, "k_new") << ", b);\n"
+      << indent << "attn_view_batch(&vn, " << buffer(k, "v_new") << ", b);\n"
+      << indent << "attn_view_crop(&kn, 2, " << first << ", " << count << ", " << position << ");\n"
+      << indent << "attn_view_crop(&vn, 2, " << first << ", " << count << ", " << position << ");\n";
+  };
+  if (paged) {
+    o << "    for (int32_t position = cached; position < cached + seq_q;) {\n"
+      << "      const int32_t slot = position % " << page << ", left = cached + seq_q - position;\n"
+      << "      const int32_t count = left < " << page << " - slot ? left : " << page << " - slot;\n"
+      << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, position / " << page << ");\n";
+    append_call("      ", "position - cached", "count", "position");
+    o << "      attn_view_copy(&kc, " << buffer(k, "k_cache") << ");\n"
+      << "      attn_view_copy(&vc, " << buffer(k, "v_cache") << ");\n"
+      << "      attn_view_crop(&kc, 3, id, 1, 0);\n"
+      << "      attn_view_crop(&vc, 3, id, 1, 0);\n"
+      << "      attn_view_crop(&kc, 2, slot, count, position);\n"
+      << "      attn_view_crop(&vc, 2, slot, count, position);\n"
+      << "      void *views[] = {&kn.buffer, &vn.buffer, &kc.buffer, &vc.buffer};\n"
+      << "      if ((status = " << k.id << "_append(context, views, variant)) != 0) return status;\n"
+      << "      position += count;\n"
+      << "    }\n";
+  } else {
+    append_call("    ", "0", "seq_q", "cached");
+    o << "    attn_view_batch(&kc, " << buffer(k, "k_cache") << ", b);\n"
+      << "    attn_view_batch(&vc, " << buffer(k, "v_cache") << ", b);\n"
+      << "    attn_view_crop(&kc, 2, cached, seq_q, cached);\n"
+      << "    attn_view_crop(&vc, 2, cached, seq_q, cached);\n"
+      << "    void *views[] = {&kn.buffer, &vn.buffer, &kc.buffer, &vc.buffer};\n"
+      << "    if ((status = " << k.id << "_append(context, views, variant)) != 0) return status;\n";
+  }
+  o << "  }\n"
+    << "  /* Each sequence attends to its Lk = cache_seqlens[b] + Sq cached keys. */\n"
+    << "  for (int32_t b = 0; b < batch; ++b) {\n"
+    << "    const int32_t keys = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b) + seq_q;\n";
+  write_inner(o, k, [&](const std::string &name) -> std::string {
+    if (name == "q" || name == "out" || name == "lse")
+      return "attn_view_batch(&view_" + name + ", " + buffer(k, name) + ", b);";
+    if (name == "k" || name == "v")
+      return "attn_view_batch(&view_" + name + ", " + buffer(k, name + "_cache") + ", b); attn_view_crop(&view_" +
+             name + ", 2, 0, keys, 0);";
+    if (name == "block_table")
+      return "attn_view_copy(&view_" + name + ", " + buffer(k, name) + "); attn_view_crop(&view_" + name +
+             ", 1, b, 1, 0);";
+    if (name == "key_count")  // Lk as an extent: cache_seqlens[b] repeated by a stride of 0
+      return "attn_view_copy(&view_" + name + ", " + buffer(k, "cache_seqlens") + "); attn_view_crop(&view_" +
+             name + ", 0, b, keys, 0); view_" + name + ".dims[0].stride = 0;";
+    return "";
+  });
+  o << "    if ((status = " << k.id << "_pipelines(context, inner, variant, seq_q, keys)) != 0) return status;\n"
+    << "  }\n  return 0;\n}\n\n";
+}
+
+void write_varlen_run(std::ostringstream &o, const KernelRecord &k) {
+  const std::string cu_q = buffer(k, "cu_seqlens_q"), cu_k = buffer(k, "cu_seqlens_k");
+  o << "static int " << k.id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
+    << "  const int32_t batch = attn_view_extent(" << cu_q << ", 0) - 1;\n"
+    << "  const void *prefix_sums[2] = {" << cu_q << ", " << cu_k << "};\n"
+    << "  const char *names[2] = {\"cu_seqlens_q\", \"cu_seqlens_k\"};\n"
+    << "  const int32_t totals[2] = {attn_view_extent(" << buffer(k, "q") << ", 2), attn_view_extent("
+    << buffer(k, "k") << ", 2)};\n"
+    << "  int status = 0;\n"
+    << "  /* Every prefix sum first: a refused call writes nothing. */\n"
+    << "  for (int t = 0; t < 2; ++t) {\n"
+    << "    if (attn_view_i32(prefix_sums[t], 0, 0) != 0)\n"
+    << "      return attn_view_refuse(context, \"%s[0] is %d: prefix sums start at 0\", names[t], "
+       "attn_view_i32(prefix_sums[t], 0, 0));\n"
+    << "    for (int32_t b = 0; b < batch; ++b)\n"
+    << "      if (attn_view_i32(prefix_sums[t], 0, b + 1) < attn_view_i32(prefix_sums[t], 0, b))\n"
+    << "        return attn_view_refuse(context, \"%s[%d] is %d, less than %s[%d] = %d: prefix sums must not "
+       "decrease\", names[t], b + 1, attn_view_i32(prefix_sums[t], 0, b + 1), names[t], b, "
+       "attn_view_i32(prefix_sums[t], 0, b));\n"
+    << "    if (attn_view_i32(prefix_sums[t], 0, batch) != totals[t])\n"
+    << "      return attn_view_refuse(context, \"%s[%d] is %d: the last prefix sum must be the total length %d\", "
+       "names[t], batch, attn_view_i32(prefix_sums[t], 0, batch), totals[t]);\n"
+    << "  }\n"
+    << "  for (int32_t b = 0; b < batch; ++b) {\n"
+    << "    const int32_t first_q = attn_view_i32(" << cu_q << ", 0, b), first_k = attn_view_i32(" << cu_k
+    << ", 0, b);\n"
+    << "    const int32_t seq_q = attn_view_i32(" << cu_q << ", 0, b + 1) - first_q;\n"
+    << "    const int32_t seq_k = attn_view_i32(" << cu_k << ", 0, b + 1) - first_k;\n"
+    << "    if (seq_q == 0) continue;\n"
+    << "    if (seq_k == 0) {\n"
+    << "      attn_view_no_keys(" << buffer(k, "out") << ", " << (k.spec.lse ? buffer(k, "lse") : "0")
+    << ", first_q, seq_q);\n"
+    << "      continue;\n"
+    << "    }\n";
+  write_inner(o, k, [&](const std::string &name) -> std::string {
+    if (name == "q" || name == "out" || name == "lse")
+      return "attn_view_rows(&view_" + name + ", " + buffer(k, name) + ", first_q, seq_q);";
+    if (name == "k" || name == "v")
+      return "attn_view_rows(&view_" + name + ", " + buffer(k, name) + ", first_k, seq_k);";
+    return "";
+  });
+  o << "    if ((status = " << k.id << "_pipelines(context, inner, variant, seq_q, seq_k)) != 0) return status;\n"
+    << "  }\n  return 0;\n}\n\n";
+}
+
+}  // namespace
+
+void write_sequence_run(std::ostringstream &o, const KernelRecord &k) {
+  if (k.spec.kv_cache != attn::KvCache::none) {
+    write_append(o, k);
+    write_cache_run(o, k);
+  } else {
+    write_varlen_run(o, k);
+  }
+}
+
+}  // namespace attnc

@@ -1,0 +1,20 @@
+// sequence_specs.h: the KV cache, RoPE and varlen kernels of the sequence suite (issue 24); keep in
+// step with sequence_kernels.cmake.
+#pragma once
+
+namespace attnc::test {
+
+// GQA 4:2, contiguous cache, neox on half of each head, lse.
+constexpr const char *cache_neox_spec =
+    "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=neox rope_dim=8 lse=true";
+// MQA, 4-token pages, interleaved on 12 of 16 elements, theta 500.
+constexpr const char *paged_interleaved_spec =
+    "heads=3 kv_heads=1 head_dim=16 mask=causal kv_cache=paged(4) rope=interleaved rope_dim=12 rope_theta=500";
+// A causal sliding window over a paged cache, no rope, lse.
+constexpr const char *paged_window_spec = "heads=2 head_dim=16 mask=window(5,0) kv_cache=paged(8) lse=true";
+// Ragged batch, GQA 3:1, causal, neox on the whole head, lse.
+constexpr const char *varlen_spec = "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true";
+// Rope without a cache: keys rotated in the kernel at their index.
+constexpr const char *dense_rope_spec = "heads=2 head_dim=16 mask=causal rope=interleaved";
+
+}  // namespace attnc::test
