@@ -25,7 +25,7 @@ struct Config {
   int pages = 0;                                 // pages in the pool; 0: enough for every sequence
   int threads = 0;                               // projection / MLP threads; 0: one per core
   unsigned seed = 2024;
-  std::string attention;  // fused (the paged kernel) or gathered (the unfused path); empty: fused if built
+  std::string attention = "fused";  // fused (the paged kernel) or gathered (the unfused path)
 };
 
 // Parses --layers N --ffn N --vocab N --prompts 37,100,13 --tokens N --chunk N --pages N

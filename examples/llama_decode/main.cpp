@@ -18,10 +18,8 @@
 #include "config.h"
 #include "decoder.h"
 #include "gathered_attention.h"
-#include "weights.h"
-#ifdef LLAMA_PAGED_SPEC
 #include "paged_attention.h"
-#endif
+#include "weights.h"
 
 namespace {
 
@@ -38,22 +36,13 @@ const attn_kernel *find_kernel(const char *spec_text) {
   return kernel;
 }
 
-std::unique_ptr<llama::Attention> make_attention(Config &c, llama::PagedCache &cache) {
-#ifdef LLAMA_PAGED_SPEC
-  if (c.attention.empty()) c.attention = "fused";
-  if (c.attention == "fused") {
-    const attn_kernel *kernel = find_kernel(LLAMA_PAGED_SPEC);
-    return kernel ? std::make_unique<llama::PagedAttention>(kernel, cache, c.heads) : nullptr;
+std::unique_ptr<llama::Attention> make_attention(const Config &c, llama::PagedCache &cache) {
+  if (c.attention == "gathered") {
+    const attn_kernel *kernel = find_kernel(LLAMA_CORE_SPEC);
+    return kernel ? std::make_unique<llama::GatheredAttention>(kernel, cache, c.heads, c.rope_theta) : nullptr;
   }
-#else
-  if (c.attention.empty()) c.attention = "gathered";
-  if (c.attention == "fused") {
-    std::fprintf(stderr, "llama_decode: built without the paged kernel (LLAMA_PAGED_SPEC); use --attention gathered\n");
-    return nullptr;
-  }
-#endif
-  const attn_kernel *kernel = find_kernel(LLAMA_CORE_SPEC);
-  return kernel ? std::make_unique<llama::GatheredAttention>(kernel, cache, c.heads, c.rope_theta) : nullptr;
+  const attn_kernel *kernel = find_kernel(LLAMA_PAGED_SPEC);
+  return kernel ? std::make_unique<llama::PagedAttention>(kernel, cache, c.heads) : nullptr;
 }
 
 void print_occupancy(const char *when, const llama::PagePool &pool, const llama::PagedCache &cache,
