@@ -15,7 +15,8 @@ ONNX Runtime's GroupQueryAttention (its KV cache, written in place; with and wit
 and the unfused NumPy path. Every output is checked against fp64 (bench/llm_reference.py).
 
 Usage: llm_bench.py BUILD_DIR
-Environment: THREADS (2), BENCH_RUNS (10; calls fill at least measure.WINDOW_MS), BENCH_QUICK=1
+Environment: THREADS (2), BENCH_RUNS (10; calls fill at least measure.WINDOW_MS; over 10 GFLOP
+half, at least 3, after one warm-up call), BENCH_QUICK=1
 (B1 and B8 at 1024 and 8192 only, 3 runs), BENCH_LLM_SHAPES=decode,prefill,w1 (which groups),
 BENCH_LLM_TARGET (native: this CPU's variant only, the one the host dispatch set would pick here,
 generated in a quarter of the time; host for the whole set).
@@ -41,6 +42,7 @@ H, KVH, D = 32, 8, 128
 GIB = 1 << 30
 MAX_KV_BYTES = 8 * GIB  # a decode step's K and V at or beyond this are left out
 BATCHES, CACHE_LENGTHS = (1, 8, 32), (1024, 8192, 32768)
+BIG_FLOPS = 10e9  # workloads above: half the runs (at least 3) and one warm-up call, as run_bench.py
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,9 @@ def main():
 
     rows = []
     for seed, w in enumerate(workloads):
-        got = measure_workload(runner, library, w, os.path.join(out_dir, "llm_data"), seed, runs, warmup, limit_for(w))
+        big = w.flops() > BIG_FLOPS  # the prefill chunk: seconds a call on a busy machine
+        got = measure_workload(runner, library, w, os.path.join(out_dir, "llm_data"), seed,
+                               max(3, runs // 2) if big else runs, 1 if big else warmup, limit_for(w))
         reading = got[0]["limit_value"]
         print(f"  {w.label}" + (f" ({got[0]['limit']} {reading:.1f})" if reading else "") + ": " +
               ", ".join(f"{r['impl']} {r['median_ms']:.2f} ms" if "median_ms" in r else f"{r['impl']} {r['status']}"

@@ -35,7 +35,9 @@ def step(q, k_new, v_new, k_cache, v_cache, cache_len, rope):
             s -= s.max(axis=-1, keepdims=True)
             np.exp(s, out=s)
             s /= s.sum(axis=-1, keepdims=True)
-            out[bi, :, g * group:(g + 1) * group] = s @ v_cache[bi, g, :lk]
+            # One [Sq*G, Lk] x [Lk, Dv] sgemm: a [Sq, G, Lk] operand would be Sq small products.
+            out[bi, :, g * group:(g + 1) * group] = (s.reshape(sq * group, lk) @ v_cache[bi, g, :lk]).reshape(
+                sq, group, -1)
     return out
 
 
