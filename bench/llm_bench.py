@@ -36,6 +36,7 @@ import kernels
 from implementations import importable, run_process
 from limits import BENCH_DIR, busy_fraction, compile_helper, machine_info, run_json
 from llm_reference import cache_reference, plain_reference
+from llm_summary import summary
 from measure import TOLERANCE, WINDOW_MS, calls_for_window, check
 
 H, KVH, D = 32, 8, 128
@@ -285,7 +286,7 @@ def main():
                         for r in got), flush=True)
         rows += got
     busy_after = busy_fraction()
-    text = table(rows)
+    text = table(rows) + "\n\n" + summary(rows)
     print("\n" + text)
     print(f"\n% of limit: decode K+V bytes / time over the read bandwidth measured just before (GB/s, {threads} "
           f"threads); prefill GFLOP/s over the FMA peak (all cores) measured just before. ratio: the row's median "
