@@ -19,7 +19,9 @@ Environment: THREADS (2), BENCH_RUNS (10; calls fill at least measure.WINDOW_MS;
 half, at least 3, after one warm-up call), BENCH_QUICK=1
 (B1 and B8 at 1024 and 8192 only, 3 runs), BENCH_LLM_SHAPES=decode,prefill,w1 (which groups),
 BENCH_LLM_TARGET (native: this CPU's variant only, the one the host dispatch set would pick here,
-generated in a quarter of the time; host for the whole set).
+generated in a quarter of the time; host for the whole set), BENCH_LLM_ROUNDS (3; BENCH_QUICK 1):
+rounds of attnc's kernels per workload, alternating their order, each after its own reading of
+the limit (medians of the rounds; ratios between attnc's kernels are medians of per-round ratios).
 Writes BUILD/bench/llm.json and llm.md.
 """
 import quiet_driver  # noqa: F401  (first: before numpy)
@@ -178,8 +180,11 @@ def reference(workload, arrays, rope):
                            workload.cache_len, rope)
 
 
-def measure_workload(runner, library, workload, folder, seed, runs, warmup, limit):
-    """The rows of one workload: every implementation timed on the same inputs and checked."""
+def measure_workload(runner, library, workload, folder, seed, runs, warmup, limit, rounds):
+    """The rows of one workload: every implementation timed on the same inputs and checked.
+    attnc's kernels run in `rounds` rounds, in alternating order, each round after a fresh reading
+    of the limit; their medians, fractions of the limit and ratios are medians over the rounds
+    (the ratios of kernels timed back to back). The peers run once, after the first round."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     arrays = workload.make_inputs(seed)
@@ -187,40 +192,66 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
         np.save(os.path.join(folder, name + ".npy"), array)
     refs = {rope: reference(workload, arrays, rope) for rope in (False, True)}
     del arrays
-    limit_name, reading = limit()
-    rows = []
-    for name, rope, run in runner.implementations(library, workload):
+    implementations = runner.implementations(library, workload)
+    own = [i for i in implementations if i[0].startswith("attnc")]
+    results, samples, readings, calls = {}, {}, [], {}
+
+    def timed(name, rope, run):
         out_path = os.path.join(folder, f"out_{name}.npy")
-        result = run(folder, out_path, warmup, runs)
-        if "median_ms" in result and calls_for_window(result["median_ms"], runs) > runs:
-            result = run(folder, out_path, warmup, calls_for_window(result["median_ms"], runs))
+        result = run(folder, out_path, warmup, calls.get(name, runs))
+        if name not in calls and "median_ms" in result:
+            calls[name] = calls_for_window(result["median_ms"], runs)
+            if calls[name] > runs:
+                result = run(folder, out_path, warmup, calls[name])
+        if name not in results and "median_ms" in result:  # the first output is checked
+            result["check"] = check(np.load(out_path), refs[rope], TOLERANCE)
+        if "median_ms" in result:
+            samples.setdefault(name, []).append(result["median_ms"])
+        results.setdefault(name, result)
+
+    limit_name = None
+    for round_index in range(rounds):
+        limit_name, reading = limit()
+        readings.append(reading)
+        for name, rope, run in own if round_index % 2 == 0 else own[::-1]:
+            timed(name, rope, run)
+        if round_index == 0:
+            for name, rope, run in implementations:
+                if not name.startswith("attnc"):
+                    timed(name, rope, run)
+    rows = []
+    for name, rope, _ in implementations:
+        result = results[name]
         row = {"workload": workload.label, "kind": workload.kind, "impl": name, "rope": rope,
-               "batch": workload.batch, "seq_q": workload.seq_q, "keys": workload.keys,
-               "limit": limit_name, "limit_value": reading, "flops": workload.flops(), "kv_bytes": workload.kv_bytes()}
+               "batch": workload.batch, "seq_q": workload.seq_q, "keys": workload.keys, "limit": limit_name,
+               "limit_value": float(np.median(readings)) if limit_name else None, "flops": workload.flops(),
+               "kv_bytes": workload.kv_bytes()}
         if "median_ms" not in result:
             row.update(status="skipped" if "skipped" in result else "error",
                        message=result.get("skipped") or result.get("error"))
             rows.append(row)
             continue
-        err, tolerance, ok = check(np.load(out_path), refs[rope], TOLERANCE)
-        row.update({k: result[k] for k in ("median_ms", "min_ms", "runs", "version", "variant") if k in result})
-        row.update(max_abs_err=err, tolerance=tolerance, status="ok" if ok else "wrong")
+        err, tolerance, ok = result["check"]
+        row.update({k: result[k] for k in ("min_ms", "runs", "version", "variant") if k in result})
+        row.update(median_ms=float(np.median(samples[name])), round_ms=samples[name], max_abs_err=err,
+                   tolerance=tolerance, status="ok" if ok else "wrong")
         row["gflops"] = workload.flops() / (row["median_ms"] * 1e6)
         row["kv_gbps"] = workload.kv_bytes() / (row["median_ms"] * 1e6)
-        if limit_name == "read":
-            row["pct_limit"] = 100 * row["kv_gbps"] / reading
-        elif limit_name == "fma":
-            row["pct_limit"] = 100 * row["gflops"] / reading
+        if limit_name:
+            # per round against that round's reading (peers: their one time against the first)
+            rates = [(workload.kv_bytes() if limit_name == "read" else workload.flops()) / (ms * 1e6)
+                     for ms in samples[name]]
+            row["pct_limit"] = 100 * float(np.median([r / l for r, l in zip(rates, readings)]))
         rows.append(row)
-    base = {r["impl"]: r.get("median_ms") for r in rows}
     for r in rows:
-        if "median_ms" not in r:
-            continue
         # paged and peers against attnc's contiguous kernel; RoPE rows against their own no-RoPE row.
         against = {"attnc-rope": "attnc", "onnxruntime-gqa-rope": "onnxruntime-gqa"}.get(r["impl"], "attnc")
-        if r["impl"] != "attnc" and base.get(against):
-            r["ratio"] = r["median_ms"] / base[against]
-            r["ratio_to"] = against
+        if "median_ms" not in r or r["impl"] == "attnc" or against not in samples:
+            continue
+        pairs = list(zip(samples[r["impl"]], samples[against]))
+        r["ratio"] = float(np.median([a / b for a, b in pairs])) if r["impl"].startswith("attnc") \
+            else r["median_ms"] / float(np.median(samples[against]))
+        r["ratio_to"] = against
     shutil.rmtree(folder, ignore_errors=True)
     return rows
 
@@ -250,6 +281,7 @@ def main():
     warmup = 1 if quick else 3
     groups = os.environ.get("BENCH_LLM_SHAPES", "decode,prefill,w1").split(",")
     target = os.environ.get("BENCH_LLM_TARGET", "native")
+    rounds = int(os.environ.get("BENCH_LLM_ROUNDS", "1" if quick else "3"))
     env = dict(os.environ)
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "HL_NUM_THREADS"):
         env[name] = str(threads)
@@ -265,7 +297,8 @@ def main():
     fma = compile_helper("fma_peak.cpp", os.path.join(out_dir, "fma_peak"))
     bandwidth = compile_helper("read_bandwidth.cpp", os.path.join(out_dir, "read_bandwidth"))
     machine = machine_info()
-    print(f"machine: {machine['model_name']}, {machine['nproc']} cores; {threads} threads, {runs} runs; "
+    print(f"machine: {machine['model_name']}, {machine['nproc']} cores; {threads} threads, {runs} runs, "
+          f"{rounds} rounds; "
           f"other jobs kept {100 * busy_before:.0f}% of the CPUs busy before the run", flush=True)
 
     def limit_for(w):
@@ -279,7 +312,7 @@ def main():
     for seed, w in enumerate(workloads):
         big = w.flops() > BIG_FLOPS  # the prefill chunk: seconds a call on a busy machine
         got = measure_workload(runner, library, w, os.path.join(out_dir, "llm_data"), seed,
-                               max(3, runs // 2) if big else runs, 1 if big else warmup, limit_for(w))
+                               max(3, runs // 2) if big else runs, 1 if big else warmup, limit_for(w), rounds)
         reading = got[0]["limit_value"]
         print(f"  {w.label}" + (f" ({got[0]['limit']} {reading:.1f})" if reading else "") + ": " +
               ", ".join(f"{r['impl']} {r['median_ms']:.2f} ms" if "median_ms" in r else f"{r['impl']} {r['status']}"
@@ -296,7 +329,7 @@ def main():
     failures = [f"{r['impl']} on {r['workload']}: {r.get('message') or r.get('max_abs_err')}" for r in rows
                 if r["status"] == "wrong" or (r["status"] == "error" and r["impl"].startswith("attnc"))]
     with open(os.path.join(out_dir, "llm.json"), "w") as f:
-        json.dump({"started": started.isoformat(timespec="seconds"), "threads": threads, "runs": runs,
+        json.dump({"started": started.isoformat(timespec="seconds"), "threads": threads, "runs": runs, "rounds": rounds,
                    "window_ms": WINDOW_MS, "machine": machine, "busy_before": busy_before, "busy_after": busy_after,
                    "specs": specs, "gen_seconds": seconds, "rows": rows, "failures": failures}, f, indent=1)
     with open(os.path.join(out_dir, "llm.md"), "w") as f:

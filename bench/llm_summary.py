@@ -32,8 +32,11 @@ def summary(rows):
         cells = []
         for _, impl, against in present:
             r, a = by.get(impl, {}), by.get(against, {})
-            cells.append(f"{r['median_ms'] / a['median_ms']:.2f}" if "median_ms" in r and "median_ms" in a
-                         else r.get("status", "-"))
+            if r.get("ratio_to") == against:  # attnc's kernels: the median of per-round ratios
+                cells.append(f"{r['ratio']:.2f}")
+            else:
+                cells.append(f"{r['median_ms'] / a['median_ms']:.2f}" if "median_ms" in r and "median_ms" in a
+                             else r.get("status", "-"))
         lines.append(f"| {label} | {base['median_ms']:.3f} | {rate} | {limit} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
