@@ -13,6 +13,7 @@
 #include "attn/spec_text.h"
 #include "attn/validate.h"
 #include "kernel_test_support.h"
+#include "low_precision.h"
 #include "sequence_reference.h"
 #include "sequence_specs.h"
 
@@ -22,6 +23,12 @@ using namespace attnc::test;
 namespace ref = attnc::reference;
 
 const float nan_value = std::numeric_limits<float>::quiet_NaN();
+
+// What the kernel's storage makes of a value: the value rounded to the spec's dtype.
+template <class T>
+T stored(const attn::Spec &s, T x) {
+  return s.dtype == attn::DType::f32 ? x : static_cast<T>(round_to(s.dtype, static_cast<float>(x)));
+}
 
 Tensor normal(std::vector<int64_t> shape, std::mt19937 &rng) {
   Tensor t(std::move(shape), false, nan_value);
@@ -45,11 +52,15 @@ ref::RopeOptions rope_of(const attn::Spec &s) {
   return {s.rope, s.rope_theta, s.rope_dim};
 }
 
-ref::Options options_of(const attn::Spec &s) {
+// The reference's options for a spec; alibi reads the call's alibi_slopes.
+ref::Options options_of(const attn::Spec &s, const Call &call) {
   ref::Options o;
   o.scale = scale_of(s);
   o.mask = s.mask;
   o.mask_block = s.mask_block;
+  o.softcap = s.has_softcap ? s.softcap : 0.0;
+  o.alibi = s.alibi;
+  if (s.alibi) o.inputs.alibi_slopes = call.tensors.at("alibi_slopes").view();
   return o;
 }
 
@@ -78,10 +89,10 @@ struct Want {
 };
 
 // Appends one sequence's attention (q, k, v row-major; already rotated) to want.
-void add_sequence(Want &want, const attn::Spec &s, const std::vector<double> &q, const std::vector<double> &k,
+void add_sequence(Want &want, const attn::Spec &s, const Call &call, const std::vector<double> &q, const std::vector<double> &k,
                   const std::vector<double> &v, const std::vector<float> &qf, const std::vector<float> &kf,
                   const std::vector<float> &vf, int seq_q, int seq_k) {
-  const ref::Options o = options_of(s);
+  const ref::Options o = options_of(s, call);
   const size_t out_n = size_t(seq_q) * s.heads * s.head_dim_v, lse_n = size_t(seq_q) * s.heads;
   const size_t o0 = want.out.size(), l0 = want.lse.size();
   want.out.resize(o0 + out_n);
@@ -108,6 +119,13 @@ void check_close(const Tensor &got, const std::vector<double> &exact, const std:
   CHECK(c.pass());
 }
 
+// out (against the naive result rounded to the dtype, as issue 20's rule) and lse.
+void check_out(const attn::Spec &s, const Call &call, Want want) {
+  for (float &x : want.naive_out) x = stored(s, x);
+  check_close(call.tensors.at("out"), want.out, want.naive_out, "out");
+  if (s.lse) check_close(call.tensors.at("lse"), want.lse, want.naive_lse, "lse");
+}
+
 bool same_bits(const Tensor &a, const Tensor &b) {
   if (a.elements() != b.elements()) return false;
   for (int64_t n = 0; n < a.elements(); ++n) {
@@ -115,6 +133,42 @@ bool same_bits(const Tensor &a, const Tensor &b) {
     if (std::memcmp(&x, &y, sizeof x) != 0) return false;
   }
   return true;
+}
+
+// The tensors a spec stores in its dtype (issue 24's names included).
+bool stored_in_dtype(const std::string &name) {
+  for (const char *n : {"q", "k", "v", "k_new", "v_new", "k_cache", "v_cache", "out"})
+    if (name == n) return true;
+  return false;
+}
+
+// Runs the kernel in the spec's dtype: f32 calls as they are; f16 / bf16 ones with their storage
+// tensors rounded in place first (what the reference then reads), passed as 16-bit copies, and
+// widened back into `call` after the run (out, and the cache the kernel wrote).
+attn_status run_in_dtype(const attn::Spec &s, const attn_kernel *kernel, Call &call) {
+  if (s.dtype == attn::DType::f32) return call.run(kernel);
+  Call bits;
+  bits.bits_dtype = runtime_dtype(s.dtype);
+  bits.index_tensors = call.index_tensors;
+  for (auto &[name, t] : call.tensors) {
+    if (!stored_in_dtype(name)) {
+      bits.tensors.emplace(name, t);
+      continue;
+    }
+    BitsTensor b(t.shape(), false, 0);
+    for (int64_t n = 0; n < t.elements(); ++n) {
+      t.logical(n) = round_to(s.dtype, t.logical(n));
+      b.logical(n) = to_bits(s.dtype, t.logical(n));
+    }
+    bits.bits_tensors.emplace(name, std::move(b));
+  }
+  const attn_status status = bits.run(kernel);
+  for (auto &[name, b] : bits.bits_tensors) {
+    Tensor &t = call.tensors.at(name);
+    for (int64_t n = 0; n < t.elements(); ++n) t.logical(n) = from_bits(s.dtype, b.logical(n));
+  }
+  for (auto &[name, t] : bits.tensors) call.tensors.at(name) = t;
+  return status;
 }
 
 // A KV cache call: the layout of its slots, and where each (sequence, position) lives.
@@ -187,6 +241,11 @@ CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector
       for (int p = 0; p < c.max_pages; ++p) table.logical(int64_t{b} * c.max_pages + p) = c.table[size_t(b)][size_t(p)];
     c.call.index_tensors.emplace("block_table", std::move(table));
   }
+  if (s.alibi) {
+    Tensor slopes({h}, false, nan_value);
+    for (int64_t n = 0; n < h; ++n) slopes.logical(n) = 0.05f + 0.2f * static_cast<float>(n);
+    c.call.tensors.emplace("alibi_slopes", std::move(slopes));
+  }
   c.call.tensors.emplace("out", filled({batch, seq_q, h, dv}, output_sentinel));
   if (s.lse) c.call.tensors.emplace("lse", filled({batch, seq_q, h}, output_sentinel));
   return c;
@@ -197,10 +256,15 @@ void check_cache_case(CacheCase &c) {
   const attn::Spec &s = c.spec;
   const attn_kernel *kernel = find_kernel(s);
   REQUIRE(kernel != nullptr);
-  const Tensor k_before = c.call.tensors.at("k_cache"), v_before = c.call.tensors.at("v_cache");
-  const attn_status status = c.call.run(kernel);
+  Tensor k_before = c.call.tensors.at("k_cache"), v_before = c.call.tensors.at("v_cache");
+  for (int64_t n = 0; n < k_before.elements(); ++n) k_before.logical(n) = stored(s, k_before.logical(n));
+  for (int64_t n = 0; n < v_before.elements(); ++n) v_before.logical(n) = stored(s, v_before.logical(n));
+  const attn_status status = run_in_dtype(s, kernel, c.call);
   INFO(last_error());
   REQUIRE(status == ATTN_OK);
+  // Low precision: the cache holds the fp32 rotation rounded to the dtype (half an ulp: 2^-8 of
+  // the value for bf16, 2^-11 for f16).
+  const double cache_relative = s.dtype == attn::DType::bf16 ? 1.0 / 256 : s.dtype == attn::DType::f16 ? 1.0 / 2048 : 0.0;
   const int64_t kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v;
   const Tensor &k_after = c.call.tensors.at("k_cache"), &v_after = c.call.tensors.at("v_cache");
   const Tensor &k_new = c.call.tensors.at("k_new"), &v_new = c.call.tensors.at("v_new");
@@ -222,9 +286,11 @@ void check_cache_case(CacheCase &c) {
       for (int64_t e = 0; e < kvh * d; ++e) {
         const bool fresh = p >= cached;
         const double want_k = fresh ? new_k[size_t((p - cached) * kvh * d + e)] : k_before.logical(slot * kvh * d + e);
-        k.push_back(want_k);
-        kf.push_back(fresh ? new_kf[size_t((p - cached) * kvh * d + e)] : k_before.logical(slot * kvh * d + e));
-        if (fresh) cache_error = std::max(cache_error, std::abs(k_after.logical(slot * kvh * d + e) - want_k));
+        k.push_back(stored(s, want_k));
+        kf.push_back(fresh ? stored(s, new_kf[size_t((p - cached) * kvh * d + e)]) : k_before.logical(slot * kvh * d + e));
+        if (fresh)
+          cache_error = std::max(cache_error, std::abs(k_after.logical(slot * kvh * d + e) - want_k) -
+                                                  cache_relative * std::abs(want_k));
       }
       for (int64_t e = 0; e < kvh * dv; ++e) {
         const float value = p >= cached ? v_new.logical((int64_t{b} * c.seq_q + p - cached) * kvh * dv + e)
@@ -239,7 +305,7 @@ void check_cache_case(CacheCase &c) {
     std::vector<float> qf = rows<float>(c.call.tensors.at("q"), int64_t{b} * c.seq_q, c.seq_q, int64_t{s.heads} * d);
     rotate_rows(q, s.heads, s.head_dim, cached, rope_of(s));
     rotate_rows(qf, s.heads, s.head_dim, cached, rope_of(s));
-    add_sequence(want, s, q, k, v, qf, kf, vf, c.seq_q, keys);
+    add_sequence(want, s, c.call, q, k, v, qf, kf, vf, c.seq_q, keys);
   }
   // The new slots hold the rotated k_new (fp32 rotation) and v_new as given; every other slot is
   // bit for bit what it was, garbage included.
@@ -258,8 +324,7 @@ void check_cache_case(CacheCase &c) {
     }
   }
   CHECK(untouched_changed == 0);
-  check_close(c.call.tensors.at("out"), want.out, want.naive_out, "out");
-  if (s.lse) check_close(c.call.tensors.at("lse"), want.lse, want.naive_lse, "lse");
+  check_out(s, c.call, want);
 }
 
 struct CacheShape {
@@ -271,7 +336,7 @@ struct CacheShape {
 const CacheShape cache_shapes[] = {{1, 1, {0}}, {3, 1, {7, 0, 13}}, {2, 5, {9, 3}}, {2, 3, {0, 17}}, {1, 16, {5}}};
 
 TEST_CASE("contiguous and paged caches with rope against the fp64 reference") {
-  for (const char *text : {cache_neox_spec, paged_interleaved_spec, paged_window_spec}) {
+  for (const char *text : {cache_neox_spec, paged_interleaved_spec, paged_window_spec, paged_bf16_spec, cache_f16_spec}) {
     const attn::Spec spec = attn::resolve(parse(text));
     for (const CacheShape &shape : cache_shapes) {
       CAPTURE(text);
@@ -333,6 +398,23 @@ TEST_CASE("bad cache_seqlens and block_table values are refused before anything 
   }
 }
 
+TEST_CASE("an in-out cache that overlaps itself is refused like an output") {
+  std::mt19937 rng(8);
+  const attn::Spec s = attn::resolve(parse(cache_neox_spec));
+  CacheCase c = make_cache_case(s, 2, 1, {3, 4}, rng);
+  const Tensor &dense = c.call.tensors.at("k_cache");
+  const std::vector<int64_t> shape = dense.shape();
+  // Both sequences' caches at the same address: the batch dim's stride is 0.
+  Tensor shared(shape, {0, shape[2] * shape[3], shape[3], 1}, nan_value);
+  shared.fill(0.5f);
+  c.call.tensors.at("k_cache") = shared;
+  const attn_status status = c.call.run(find_kernel(s));
+  CAPTURE(last_error());
+  CHECK(status == ATTN_ERR_STRIDE);
+  CHECK(last_error().find("k_cache") != std::string::npos);
+  CHECK(c.call.tensors.at("out").all_padding());
+}
+
 // Sequences of (Sq, Sk): empty ones, queries without keys, one token, odd lengths, more queries
 // than keys (bottom-right: the first rows keep no key).
 struct Lengths {
@@ -361,13 +443,13 @@ VarlenCall make_varlen(const attn::Spec &s, std::mt19937 &rng) {
   return v;
 }
 
-TEST_CASE("varlen batches with empty, one-token and odd sequences against the fp64 reference") {
-  const attn::Spec s = attn::resolve(parse(varlen_spec));
+void check_varlen(const char *text) {
+  const attn::Spec s = attn::resolve(parse(text));
   const attn_kernel *kernel = find_kernel(s);
   REQUIRE(kernel != nullptr);
   std::mt19937 rng(11);
   VarlenCall v = make_varlen(s, rng);
-  const attn_status status = v.call.run(kernel);
+  const attn_status status = run_in_dtype(s, kernel, v.call);
   INFO(last_error());
   REQUIRE(status == ATTN_OK);
   Want want;
@@ -386,10 +468,14 @@ TEST_CASE("varlen batches with empty, one-token and odd sequences against the fp
     rotate_rows(qf, s.heads, s.head_dim, sk - sq, rope_of(s));
     rotate_rows(k, s.kv_heads, s.head_dim, 0, rope_of(s));
     rotate_rows(kf, s.kv_heads, s.head_dim, 0, rope_of(s));
-    add_sequence(want, s, q, k, vv, qf, kf, vf, sq, sk);
+    add_sequence(want, s, v.call, q, k, vv, qf, kf, vf, sq, sk);
   }
-  check_close(v.call.tensors.at("out"), want.out, want.naive_out, "out");
-  check_close(v.call.tensors.at("lse"), want.lse, want.naive_lse, "lse");
+  check_out(s, v.call, want);
+}
+
+TEST_CASE("varlen batches with empty, one-token and odd sequences against the fp64 reference") {
+  check_varlen(varlen_spec);
+  check_varlen(varlen_bf16_spec);
 }
 
 TEST_CASE("bad cu_seqlens are refused and leave out untouched") {
@@ -442,7 +528,7 @@ TEST_CASE("rope without a cache rotates q and k at their bottom-right positions"
       rotate_rows(qf, s.heads, s.head_dim, l.seq_k - l.seq_q, rope_of(s));
       rotate_rows(k, s.kv_heads, s.head_dim, 0, rope_of(s));
       rotate_rows(kf, s.kv_heads, s.head_dim, 0, rope_of(s));
-      add_sequence(want, s, q, k, v, qf, kf, vf, l.seq_q, l.seq_k);
+      add_sequence(want, s, call, q, k, v, qf, kf, vf, l.seq_q, l.seq_k);
     }
     check_close(call.tensors.at("out"), want.out, want.naive_out, "out");
   }

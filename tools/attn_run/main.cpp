@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <new>
 #include <optional>
@@ -37,6 +38,8 @@ constexpr const char *usage_text =
     "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); every output is\n"
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
+    "In-out tensors (a KV cache's k_cache, v_cache; '(in-out)' in --list) are given with --input\n"
+    "and, where --output names them, written back as they are after the call.\n"
     "--max-isa (avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64) caps the variant that\n"
     "runs, as ATTN_MAX_ISA does.\n"
     "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
@@ -212,7 +215,8 @@ void list_kernels(const attn_library *library) {
       const int lowest = attn::rt::lowest_rank(info);
       const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
       std::printf("%s%s %s %s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
-                  min_rank.c_str(), info.is_output ? " (output)" : "");
+                  min_rank.c_str(),
+                  info.is_output == ATTN_ARG_INOUT ? " (in-out)" : info.is_output ? " (output)" : "");
       label = "          ";
     }
   }
@@ -281,10 +285,11 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
   for (const NamedFile &input : options.inputs) {
     const auto info = std::find_if(infos.begin(), infos.end(),
                                    [&](const attn_arg_info &a) { return input.name == a.name; });
-    if (info == infos.end() || info->is_output) {
+    // In-out tensors (a KV cache) are given with --input and may be written back with --output.
+    if (info == infos.end() || info->is_output == 1) {
       std::string inputs;
       for (const attn_arg_info &a : infos) {
-        if (!a.is_output) inputs += (inputs.empty() ? "" : ", ") + std::string(a.name);
+        if (a.is_output != 1) inputs += (inputs.empty() ? "" : ", ") + std::string(a.name);
       }
       return Failure{exit_error,
                      "kernel '" + kernel + "' has no input '" + input.name + "' (inputs: " + inputs + ")"};
@@ -308,7 +313,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
     record_sizes(*info, array, call);
   }
   for (size_t i = 0; i < infos.size(); ++i) {
-    if (!infos[i].is_output && !given[i]) {
+    if (infos[i].is_output != 1 && !given[i]) {
       return Failure{exit_error, "kernel '" + kernel + "' needs input '" + infos[i].name + "' (--input " +
                                      infos[i].name + "=FILE.npy)"};
     }
@@ -341,7 +346,7 @@ std::optional<Failure> allocate_outputs(const Options &options, const std::vecto
   }
   for (size_t i = 0; i < infos.size(); ++i) {
     const attn_arg_info &info = infos[i];
-    if (!info.is_output) continue;
+    if (info.is_output != 1) continue;  // inputs, and in-outs (given by --input, written in place)
     attn::npy::Array &array = call->arrays[i];
     array.dtype = info.dtype;
     for (int d = 0; d < info.rank; ++d) {
@@ -446,6 +451,32 @@ attn::run_tool::CallSizes call_sizes(const CallTensors &call, const std::vector<
   return sizes;
 }
 
+// KV cache and varlen kernels (issue 24): the work of each sequence, with Lk = cache_seqlens[b] +
+// Sq, or the lengths the prefix sums give; nullopt for the other kernels.
+std::optional<double> sequence_flops(const attn::run_tool::SpecNumbers &spec, const CallTensors &call,
+                                     const std::vector<attn_arg_info> &infos) {
+  auto values = [&](const char *name) {
+    std::vector<int32_t> out;
+    for (size_t i = 0; i < infos.size(); ++i)
+      if (std::string_view(infos[i].name) == name) {
+        out.resize(call.arrays[i].data.size() / sizeof(int32_t));
+        std::memcpy(out.data(), call.arrays[i].data.data(), out.size() * sizeof(int32_t));
+      }
+    return out;
+  };
+  double flops = 0;
+  if (const std::vector<int32_t> cached = values("cache_seqlens"); !cached.empty()) {
+    const int64_t seq_q = call_sizes(call, infos).seq_q;
+    for (int32_t n : cached) flops += attn::run_tool::call_flops(spec, {1, seq_q, n + seq_q});
+    return flops;
+  }
+  const std::vector<int32_t> cu_q = values("cu_seqlens_q"), cu_k = values("cu_seqlens_k");
+  if (cu_q.empty() || cu_q.size() != cu_k.size()) return std::nullopt;
+  for (size_t b = 0; b + 1 < cu_q.size(); ++b)
+    flops += attn::run_tool::call_flops(spec, {1, cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]});
+  return flops;
+}
+
 std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, const CallTensors &call,
                              const std::vector<attn_arg_info> &infos) {
   const int count = static_cast<int>(call.args.size());
@@ -466,8 +497,11 @@ std::optional<Failure> bench(const Options &options, const attn_kernel *kernel, 
   std::string why;
   const auto spec = attn::run_tool::parse_spec_numbers(attn_kernel_spec(kernel), &why);
   std::optional<double> gflops;
-  if (spec && median > 0)
-    gflops = attn::run_tool::call_flops(*spec, call_sizes(call, infos)) / (median * 1e6);
+  if (spec && median > 0) {
+    const std::optional<double> per_sequence = sequence_flops(*spec, call, infos);
+    gflops = (per_sequence ? *per_sequence : attn::run_tool::call_flops(*spec, call_sizes(call, infos))) /
+             (median * 1e6);
+  }
   const int threads = threads_used(options);
   if (options.json) {
     const std::string gflops_text = gflops ? std::to_string(*gflops) : "null";
