@@ -18,6 +18,7 @@ Usage: llm_bench.py BUILD_DIR
 Environment: THREADS (2), BENCH_RUNS (10; calls fill at least measure.WINDOW_MS; over 10 GFLOP
 half, at least 3, after one warm-up call), BENCH_QUICK=1
 (B1 and B8 at 1024 and 8192 only, 3 runs), BENCH_LLM_SHAPES=decode,prefill,w1 (which groups),
+BENCH_LLM_DECODE=8x8192,32x8192 (only those B x Lk of the decode grid),
 BENCH_LLM_TARGET (native: this CPU's variant only, the one the host dispatch set would pick here,
 generated in a quarter of the time; host for the whole set), BENCH_LLM_ROUNDS (3; BENCH_QUICK 1):
 rounds of attnc's kernels per workload, alternating their order, each after its own reading of
@@ -104,13 +105,14 @@ class Workload:
                 "v_cache": normal(self.batch, self.keys, self.kv_heads, self.head_dim)}
 
 
-def plan(quick, groups):
+def plan(quick, groups, decode_shapes=None):
+    """decode_shapes: {(B, Lk)} to keep of the decode grid, or None for all."""
     chosen = []
     if "decode" in groups:
         for b in BATCHES[:2] if quick else BATCHES:
             for sk in CACHE_LENGTHS[:2] if quick else CACHE_LENGTHS:
                 w = Workload("decode", b, 1, sk - 1)
-                if w.kv_bytes() < MAX_KV_BYTES:
+                if w.kv_bytes() < MAX_KV_BYTES and (decode_shapes is None or (b, sk) in decode_shapes):
                     chosen.append(w)
     if "prefill" in groups:
         chosen.append(Workload("prefill", 1, 512, 8192))
@@ -289,7 +291,9 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc)
     busy_before = busy_fraction()
-    workloads = plan(quick, groups)
+    decode = os.environ.get("BENCH_LLM_DECODE")
+    workloads = plan(quick, groups, {tuple(int(n) for n in shape.split("x")) for shape in decode.split(",")}
+                     if decode else None)
     specs = sorted({w.spec(cache, rope) for w in workloads for _, cache, rope in variants(w)})
     library, seconds = kernels.generate(build, specs, os.path.join(out_dir, "kernels_llm"), target)
     print(f"llm kernels: {len(specs)} specs, " + (f"generated in {seconds:.1f} s" if seconds else "reused"), flush=True)
