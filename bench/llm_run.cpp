@@ -35,7 +35,9 @@ struct Tensor {
   std::vector<int64_t> shape;
   std::vector<float> f32;
   std::vector<int32_t> i32;
-  void *data() { return dtype == ATTN_I32 ? static_cast<void *>(i32.data()) : static_cast<void *>(f32.data()); }
+  void *data() {
+    return dtype == ATTN_I32 ? static_cast<void *>(i32.data()) : static_cast<void *>(f32.data());
+  }
 };
 
 // A contiguous cache [B,Smax,KVH,D] as pages [B·ceil(Smax/P), P, KVH, D]: sequence b's page j
@@ -72,7 +74,8 @@ bench_npy::Array keys_after_call(const std::string &folder, const std::string &n
 
 int main(int argc, char **argv) {
   if (argc < 8 || argc > 10) {
-    std::fprintf(stderr, "usage: llm_run LIB KERNEL_ID IN_DIR OUT.npy THREADS WARMUP RUNS [CACHE_LEN [PAGE_SEED]]\n");
+    std::fprintf(stderr,
+                 "usage: llm_run LIB KERNEL_ID IN_DIR OUT.npy THREADS WARMUP RUNS [CACHE_LEN [PAGE_SEED]]\n");
     return 2;
   }
   const std::string library_path = argv[1], kernel_id = argv[2], folder = argv[3], out_path = argv[4];
@@ -102,7 +105,8 @@ int main(int argc, char **argv) {
     std::vector<int32_t> order;
     for (size_t i = 0; i < infos.size(); ++i) {
       const std::string name = infos[i].name;
-      if (name == "block_table" || name == "cache_seqlens" || (infos[i].is_output && name != "k_cache" && name != "v_cache"))
+      if (name == "block_table" || name == "cache_seqlens" ||
+          (infos[i].is_output && name != "k_cache" && name != "v_cache"))
         continue;
       bench_npy::Array array = (name == "k" || name == "v") && !std::ifstream(folder + "/" + name + ".npy")
                                    ? keys_after_call(folder, name, cache_len)
@@ -160,10 +164,11 @@ int main(int argc, char **argv) {
     const bench_time::Timing timing = bench_time::time_kernel(kernel, args, warmup, runs);
     const Tensor &out = tensors[index["out"]];
     bench_npy::write(out_path, {out.shape, out.f32});
-    std::printf("{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, \"threads\": %d, \"page_tokens\": %lld, "
-                "\"variant\": \"%s\"}\n",
-                timing.median_ms, timing.min_ms, runs, threads, static_cast<long long>(page_tokens),
-                attn_kernel_selected_target(kernel));
+    std::printf(
+        "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, \"threads\": %d, \"page_tokens\": %lld, "
+        "\"variant\": \"%s\"}\n",
+        timing.median_ms, timing.min_ms, runs, threads, static_cast<long long>(page_tokens),
+        attn_kernel_selected_target(kernel));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "llm_run: %s\n", e.what());
     if (library != nullptr) attn_library_close(library);

@@ -87,7 +87,8 @@ int main(int argc, char **argv) {
     bench_time::check(attn_library_find_kernel(library, kernel_id.c_str(), &kernel));
     bench_time::check(attn_kernel_set_threads(kernel, threads));
     std::vector<attn_arg_info> infos(static_cast<size_t>(attn_kernel_arg_count(kernel)));
-    for (size_t i = 0; i < infos.size(); ++i) bench_time::check(attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]));
+    for (size_t i = 0; i < infos.size(); ++i)
+      bench_time::check(attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]));
     std::vector<Tensor> tensors(infos.size());
     std::map<std::string, int64_t> sizes;  // runtime dim name -> size, as the inputs give them
     for (size_t i = 0; i < infos.size(); ++i) {

@@ -21,7 +21,8 @@ struct Timing {
 };
 
 // Throws on a failed call.
-inline Timing time_kernel(const attn_kernel *kernel, const std::vector<attn_arg> &args, int warmup, int runs) {
+inline Timing time_kernel(const attn_kernel *kernel, const std::vector<attn_arg> &args, int warmup,
+                          int runs) {
   const int count = static_cast<int>(args.size());
   for (int i = 0; i < warmup; ++i) check(attn_run(kernel, args.data(), count));
   std::vector<double> ms;

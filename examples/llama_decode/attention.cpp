@@ -4,7 +4,11 @@
 namespace llama {
 
 PagedCache::PagedCache(int layers, int pages, int page_tokens, int kv_heads, int head_dim)
-    : layers(layers), pages(pages), page_tokens(page_tokens), kv_heads(kv_heads), head_dim(head_dim),
+    : layers(layers),
+      pages(pages),
+      page_tokens(page_tokens),
+      kv_heads(kv_heads),
+      head_dim(head_dim),
       k(layers, std::vector<float>(size_t(pages) * page_tokens * kv_heads * head_dim)),
       v(layers, std::vector<float>(size_t(pages) * page_tokens * kv_heads * head_dim)) {}
 

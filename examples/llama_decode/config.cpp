@@ -35,16 +35,17 @@ std::string parse_args(int argc, char **argv, Config &config) {
     int *value;
     int minimum;
   };
-  const Option options[] = {{"--layers", &config.layers, 1},   {"--ffn", &config.ffn, 1},
-                            {"--vocab", &config.vocab, 2},     {"--tokens", &config.tokens, 1},
-                            {"--chunk", &config.chunk, 1},     {"--pages", &config.pages, 0},
+  const Option options[] = {{"--layers", &config.layers, 1},  {"--ffn", &config.ffn, 1},
+                            {"--vocab", &config.vocab, 2},    {"--tokens", &config.tokens, 1},
+                            {"--chunk", &config.chunk, 1},    {"--pages", &config.pages, 0},
                             {"--threads", &config.threads, 0}};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) return "option " + flag + " needs a value";
     const char *value = argv[++i];
     if (flag == "--prompts") {
-      if (!to_list(value, config.prompts)) return "--prompts needs lengths like 37,100,13 (got '" + std::string(value) + "')";
+      if (!to_list(value, config.prompts))
+        return "--prompts needs lengths like 37,100,13 (got '" + std::string(value) + "')";
       for (int p : config.prompts)
         if (p < 1) return "--prompts: every prompt needs at least 1 token";
       continue;

@@ -17,7 +17,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void compare(const std::vector<double> &ref, const float *out, CheckResult &check) {
   for (size_t i = 0; i < ref.size(); ++i) {
-    check.max_error = std::isfinite(out[i]) ? std::max(check.max_error, std::fabs(out[i] - ref[i])) : INFINITY;
+    check.max_error =
+        std::isfinite(out[i]) ? std::max(check.max_error, std::fabs(out[i] - ref[i])) : INFINITY;
     check.max_reference = std::max(check.max_reference, std::fabs(ref[i]));
   }
 }
@@ -30,7 +31,8 @@ std::string Decoder::step(const std::vector<Sequence *> &batch, int sq, PagePool
   const int B = static_cast<int>(batch.size()), T = B * sq, M = c_.d_model, F = c_.ffn;
   const int QW = c_.heads * c_.head_dim, KW = c_.kv_heads * c_.head_dim;
   for (Sequence *s : batch) {
-    if (static_cast<int>(s->tokens.size()) < s->cache.length + sq) return "a sequence has fewer tokens than the step";
+    if (static_cast<int>(s->tokens.size()) < s->cache.length + sq)
+      return "a sequence has fewer tokens than the step";
     if (!s->cache.reserve(pool, s->cache.length + sq))
       return "the page pool is out of pages (all " + std::to_string(pool.pages()) + " pages of " +
              std::to_string(pool.page_tokens()) + " tokens are in use)";
@@ -59,19 +61,22 @@ std::string Decoder::step(const std::vector<Sequence *> &batch, int sq, PagePool
       Sequence &s = *batch[b];
       s.k_history.resize(c_.layers);
       s.v_history.resize(c_.layers);
-      s.k_history[layer].insert(s.k_history[layer].end(), &k_[size_t(b) * sq * KW], &k_[size_t(b + 1) * sq * KW]);
-      s.v_history[layer].insert(s.v_history[layer].end(), &v_[size_t(b) * sq * KW], &v_[size_t(b + 1) * sq * KW]);
+      s.k_history[layer].insert(s.k_history[layer].end(), &k_[size_t(b) * sq * KW],
+                                &k_[size_t(b + 1) * sq * KW]);
+      s.v_history[layer].insert(s.v_history[layer].end(), &v_[size_t(b) * sq * KW],
+                                &v_[size_t(b + 1) * sq * KW]);
     }
     const auto attention_start = std::chrono::steady_clock::now();
-    const std::string error = attention.attend({layer, sq, batch, q_.data(), k_.data(), v_.data(), attn_.data()});
+    const std::string error =
+        attention.attend({layer, sq, batch, q_.data(), k_.data(), v_.data(), attn_.data()});
     attention_seconds += seconds_since(attention_start);
     if (!error.empty()) return error;
     if (check != nullptr)
       for (int b = 0; b < B; ++b) {
         const Sequence &s = *batch[b];
         const std::vector<double> ref =
-            attention_reference(&q_[size_t(b) * sq * QW], sq, s.k_history[layer].data(), s.v_history[layer].data(),
-                                s.cache.length + sq, shape);
+            attention_reference(&q_[size_t(b) * sq * QW], sq, s.k_history[layer].data(),
+                                s.v_history[layer].data(), s.cache.length + sq, shape);
         compare(ref, &attn_[size_t(b) * sq * QW], *check);
         check->rows += sq * c_.heads;
       }
@@ -88,7 +93,8 @@ std::string Decoder::step(const std::vector<Sequence *> &batch, int sq, PagePool
   // The head on each sequence's last position only.
   std::vector<float> last(size_t(B) * M);
   for (int b = 0; b < B; ++b)
-    rms_norm(&x_[(size_t(b) * sq + sq - 1) * M], 1, M, w_.final_norm.data(), c_.norm_eps, &last[size_t(b) * M]);
+    rms_norm(&x_[(size_t(b) * sq + sq - 1) * M], 1, M, w_.final_norm.data(), c_.norm_eps,
+             &last[size_t(b) * M]);
   logits_.resize(size_t(B) * c_.vocab);
   linear(last.data(), B, M, w_.lm_head.data(), c_.vocab, logits_.data(), c_.threads);
   next.resize(B);

@@ -61,6 +61,8 @@ void swiglu(float *gate, const float *up, size_t count) {
   for (size_t i = 0; i < count; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
-int argmax(const float *logits, int n) { return static_cast<int>(std::max_element(logits, logits + n) - logits); }
+int argmax(const float *logits, int n) {
+  return static_cast<int>(std::max_element(logits, logits + n) - logits);
+}
 
 }  // namespace llama

@@ -9,11 +9,12 @@ namespace llama {
 PagePool::PagePool(int pages, int page_tokens, const std::vector<int32_t> &order)
     : pages_(pages), page_tokens_(page_tokens), free_(order.rbegin(), order.rend()), in_use_(pages, false) {}
 
-PagePool::PagePool(int pages, int page_tokens) : PagePool(pages, page_tokens, [pages] {
-  std::vector<int32_t> order(pages);
-  std::iota(order.begin(), order.end(), 0);
-  return order;
-}()) {}
+PagePool::PagePool(int pages, int page_tokens)
+    : PagePool(pages, page_tokens, [pages] {
+        std::vector<int32_t> order(pages);
+        std::iota(order.begin(), order.end(), 0);
+        return order;
+      }()) {}
 
 int32_t PagePool::allocate() {
   if (free_.empty()) return -1;

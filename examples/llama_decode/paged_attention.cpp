@@ -18,7 +18,8 @@ std::string PagedAttention::attend(const AttentionStep &step) {
   std::vector<int32_t> table = block_table(sequences, static_cast<int>(max_pages));
   const int64_t H = heads_, KVH = cache_.kv_heads, D = cache_.head_dim;
   const int64_t q_shape[] = {B, step.sq, H, D}, new_shape[] = {B, step.sq, KVH, D},
-                cache_shape[] = {cache_.pages, P, KVH, D}, table_shape[] = {B, max_pages}, lengths_shape[] = {B};
+                cache_shape[] = {cache_.pages, P, KVH, D}, table_shape[] = {B, max_pages},
+                lengths_shape[] = {B};
   const attn_arg args[] = {
       {"q", {const_cast<float *>(step.q), ATTN_F32, 4, q_shape, nullptr}},
       {"k_new", {const_cast<float *>(step.k_new), ATTN_F32, 4, new_shape, nullptr}},

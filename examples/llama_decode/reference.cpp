@@ -8,13 +8,14 @@
 
 namespace llama {
 
-std::vector<double> attention_reference(const float *q, int sq, const float *k_history, const float *v_history,
-                                        int length, const AttentionShape &shape) {
+std::vector<double> attention_reference(const float *q, int sq, const float *k_history,
+                                        const float *v_history, int length, const AttentionShape &shape) {
   const int H = shape.heads, KVH = shape.kv_heads, D = shape.head_dim, group = H / KVH;
   // Rotated keys of every token, in double.
   std::vector<double> k(k_history, k_history + static_cast<size_t>(length) * KVH * D);
   for (int t = 0; t < length; ++t)
-    for (int g = 0; g < KVH; ++g) rope_neox(&k[(static_cast<size_t>(t) * KVH + g) * D], t, D, shape.rope_theta);
+    for (int g = 0; g < KVH; ++g)
+      rope_neox(&k[(static_cast<size_t>(t) * KVH + g) * D], t, D, shape.rope_theta);
   std::vector<double> out(static_cast<size_t>(sq) * H * D, 0.0), row(D), p(length);
   const double scale = 1.0 / std::sqrt(double(D));
   for (int i = 0; i < sq; ++i) {
@@ -33,7 +34,8 @@ std::vector<double> attention_reference(const float *q, int sq, const float *k_h
       for (int t = 0; t <= position; ++t) sum += p[t] = std::exp(p[t] - mx);
       double *o = &out[(static_cast<size_t>(i) * H + h) * D];
       for (int t = 0; t <= position; ++t)
-        for (int d = 0; d < D; ++d) o[d] += p[t] / sum * double(v_history[(static_cast<size_t>(t) * KVH + g) * D + d]);
+        for (int d = 0; d < D; ++d)
+          o[d] += p[t] / sum * double(v_history[(static_cast<size_t>(t) * KVH + g) * D + d]);
     }
   }
   return out;

@@ -27,7 +27,11 @@ void rotate(T *x, int position, int rope_dim, float theta) {
 
 }  // namespace
 
-void rope_neox(float *x, int position, int rope_dim, float theta) { rotate(x, position, rope_dim, theta); }
-void rope_neox(double *x, int position, int rope_dim, float theta) { rotate(x, position, rope_dim, theta); }
+void rope_neox(float *x, int position, int rope_dim, float theta) {
+  rotate(x, position, rope_dim, theta);
+}
+void rope_neox(double *x, int position, int rope_dim, float theta) {
+  rotate(x, position, rope_dim, theta);
+}
 
 }  // namespace llama

@@ -9,8 +9,8 @@ namespace llama {
 size_t Weights::bytes() const {
   size_t floats = embedding.size() + final_norm.size() + lm_head.size();
   for (const LayerWeights &l : layers)
-    for (const std::vector<float> *w : {&l.attention_norm, &l.w_q, &l.w_k, &l.w_v, &l.w_o, &l.mlp_norm, &l.w_gate,
-                                        &l.w_up, &l.w_down})
+    for (const std::vector<float> *w :
+         {&l.attention_norm, &l.w_q, &l.w_k, &l.w_v, &l.w_o, &l.mlp_norm, &l.w_gate, &l.w_up, &l.w_down})
       floats += w->size();
   return floats * sizeof(float);
 }
@@ -29,12 +29,14 @@ Weights random_weights(const Config &c) {
     return w;
   };
   const size_t m = c.d_model, q = size_t(c.heads) * c.head_dim, kv = size_t(c.kv_heads) * c.head_dim;
-  const float in_m = 1.0f / std::sqrt(float(m)), in_q = 1.0f / std::sqrt(float(q)), in_f = 1.0f / std::sqrt(float(c.ffn));
+  const float in_m = 1.0f / std::sqrt(float(m)), in_q = 1.0f / std::sqrt(float(q)),
+              in_f = 1.0f / std::sqrt(float(c.ffn));
   Weights w;
   w.embedding = random(c.vocab, m, 1.0f);
   for (int i = 0; i < c.layers; ++i)
-    w.layers.push_back({norm(m), random(q, m, in_m), random(kv, m, in_m), random(kv, m, in_m), random(m, q, in_q),
-                        norm(m), random(c.ffn, m, in_m), random(c.ffn, m, in_m), random(m, c.ffn, in_f)});
+    w.layers.push_back({norm(m), random(q, m, in_m), random(kv, m, in_m), random(kv, m, in_m),
+                        random(m, q, in_q), norm(m), random(c.ffn, m, in_m), random(c.ffn, m, in_m),
+                        random(m, c.ffn, in_f)});
   w.final_norm = norm(m);
   w.lm_head = random(c.vocab, m, in_m);
   return w;

@@ -19,13 +19,13 @@ TEST_CASE("the page pool hands out its free list in order, runs out, and takes p
   CHECK(pool.allocate() == 0);
   CHECK(pool.used() == 2);
   CHECK(pool.release(0));
-  CHECK_FALSE(pool.release(0));   // already free
-  CHECK_FALSE(pool.release(4));   // outside the pool
+  CHECK_FALSE(pool.release(0));  // already free
+  CHECK_FALSE(pool.release(4));  // outside the pool
   CHECK_FALSE(pool.release(-1));
-  CHECK(pool.allocate() == 0);    // the page just released comes back first
+  CHECK(pool.allocate() == 0);  // the page just released comes back first
   CHECK(pool.allocate() == 3);
   CHECK(pool.allocate() == 1);
-  CHECK(pool.allocate() == -1);   // empty
+  CHECK(pool.allocate() == -1);  // empty
   CHECK(pool.used() == 4);
 }
 
@@ -65,7 +65,8 @@ TEST_CASE("neox RoPE: i pairs with i + d/2 at angle position * theta^(-2i/d); fp
     for (int i = 0; i < D / 2; ++i) {
       const double angle = position * std::pow(double(theta), -2.0 * i / D);  // all in double
       CHECK(d[i] == doctest::Approx(x[i] * std::cos(angle) - x[i + D / 2] * std::sin(angle)).epsilon(1e-5));
-      CHECK(d[i + D / 2] == doctest::Approx(x[i + D / 2] * std::cos(angle) + x[i] * std::sin(angle)).epsilon(1e-5));
+      CHECK(d[i + D / 2] ==
+            doctest::Approx(x[i + D / 2] * std::cos(angle) + x[i] * std::sin(angle)).epsilon(1e-5));
     }
     for (int i = 0; i < D + 2; ++i) CHECK(f[i] == doctest::Approx(d[i]).epsilon(1e-5));
     CHECK(d[D] == double(x[D]));
