@@ -59,7 +59,8 @@ std::vector<ArgSpec> sequence_arguments(const attn::Spec &s) {
   args.push_back(tensor("k_new", {sym("B"), sym("Sq"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
   args.push_back(tensor("v_new", {sym("B"), sym("Sq"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
   const bool paged = s.kv_cache == attn::KvCache::paged;
-  const ArgDim outer = paged ? sym("num_pages") : sym("B"), slots = paged ? fix(s.page_size, "P") : sym("Smax");
+  const ArgDim outer = paged ? sym("num_pages") : sym("B"),
+               slots = paged ? fix(s.page_size, "P") : sym("Smax");
   args.push_back(tensor("k_cache", {outer, slots, fix(kvh, "KVH"), fix(d, "D")}, false, t));
   args.push_back(tensor("v_cache", {outer, slots, fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
   args[args.size() - 2].is_inout = args[args.size() - 1].is_inout = true;
@@ -97,8 +98,10 @@ std::vector<ArgSpec> sequence_pipeline_args(const attn::Spec &s, const std::stri
   if (role != "paged") return args;
   // q, then the whole paged cache, this sequence's row of block_table and its cache_seqlens.
   std::vector<ArgSpec> paged = {args[0]};
-  paged.push_back(tensor("k_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
-  paged.push_back(tensor("v_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+  paged.push_back(
+      tensor("k_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
+  paged.push_back(
+      tensor("v_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
   paged.push_back(tensor("block_table", {sym("B"), sym("max_pages")}, false, "i32"));
   // Only its extent is read: Lk, the sequence's keys after this call (the entry passes a stride-0
   // view), as Halide's reductions take data-dependent extents from buffer shapes only.

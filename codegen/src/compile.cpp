@@ -275,7 +275,8 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       if (tiles.blocks) pipelines.push_back({k.id + "_blocks" + suffix, "blocks", tiles.blocks_tiles, role});
       if (k.split_keys_max_queries > 0 && !tiles.gpu)
         pipelines.push_back({k.id + "_split_keys" + suffix, "split_keys", "", role});
-      if (k.spec.kv_cache != attn::KvCache::none) pipelines.push_back({k.id + "_append" + suffix, "tiles", "", "append"});
+      if (k.spec.kv_cache != attn::KvCache::none)
+        pipelines.push_back({k.id + "_append" + suffix, "tiles", "", "append"});
       for (const Pipeline &p : pipelines) {
         Halide::Internal::ExecuteGeneratorArgs args;
         args.output_dir = dir.string();

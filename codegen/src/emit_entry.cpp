@@ -71,8 +71,11 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       names.push_back(d.symbol.empty() ? "0" : c_string(d.symbol));
     }
     o << "    {" << c_string(a.name) << ", " << dtype_enum(a.dtype) << ", " << a.dims.size() << ", "
-      << (a.is_inout ? 2 : a.is_output ? 1 : 0) << ", {" << join(fixed, ", ") << "}, {" << join(names, ", ") << "}, "
-      << a.broadcast_dims << "u, " << a.min_rank << "},\n";
+      << (a.is_inout    ? 2
+          : a.is_output ? 1
+                        : 0)
+      << ", {" << join(fixed, ", ") << "}, {" << join(names, ", ") << "}, " << a.broadcast_dims << "u, "
+      << a.min_rank << "},\n";
   }
   o << "};\n\n";
   bool any_gpu = false;
@@ -88,7 +91,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   o << "};\n\n";
   // The pipelines for one call's Sq and Sk (per sequence for a runs_per_sequence kernel).
   o << "static int " << id
-    << "_pipelines(attn_call_context *context, void **buffers, int32_t variant, int32_t seq_q, int32_t seq_k) {\n"
+    << "_pipelines(attn_call_context *context, void **buffers, int32_t variant, int32_t seq_q, int32_t "
+       "seq_k) {\n"
     << "  (void)seq_q;\n  (void)seq_k;\n";
   if (any_packed)
     o << "  const int64_t tasks = (int64_t)attn_halide_extent(buffers[" << k.q_arg << "], 3) * " << k.heads
@@ -144,7 +148,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   if (!k.inner_args.empty()) {
     write_sequence_run(o, k);
   } else {
-    o << "static int " << id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n";
+    o << "static int " << id
+      << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n";
     if (k.q_arg >= 0 && k.k_arg >= 0) {
       o << "  return " << id << "_pipelines(context, buffers, variant, attn_halide_extent(buffers[" << k.q_arg
         << "], 2), attn_halide_extent(buffers[" << k.k_arg << "], 2));\n}\n\n";
@@ -229,8 +234,7 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "static inline double attn_padded(int32_t n, int32_t tile) {\n"
     << "  return (double)((n + tile - 1) / tile * tile);\n"
     << "}\n\n"
-    << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n"
-    ;
+    << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n";
   if (gpu) write_device_support(o);
   o << "static void " << basename << "_release_memory(void) {\n"
     << "  attn_workspace_release();\n";

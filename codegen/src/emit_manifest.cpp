@@ -104,7 +104,8 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
     for (size_t a = 0; a < k.args.size(); ++a) {
       const ArgSpec &arg = k.args[a];
       o << (a ? "," : "") << "\n        {\"name\": " << json_string(arg.name)
-        << ", \"dtype\": " << json_string(arg.dtype) << ", \"output\": " << (arg.is_output || arg.is_inout ? "true" : "false")
+        << ", \"dtype\": " << json_string(arg.dtype)
+        << ", \"output\": " << (arg.is_output || arg.is_inout ? "true" : "false")
         << (arg.is_inout ? ", \"inout\": true" : "") << ", \"shape\": [";
       for (size_t d = 0; d < arg.dims.size(); ++d) {
         o << (d ? ", " : "");

@@ -49,7 +49,8 @@ void write_inner(std::ostringstream &o, const KernelRecord &k,
 void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
   const bool paged = k.spec.kv_cache == attn::KvCache::paged;
   const int page = k.spec.page_size;
-  o << "static int " << k.id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
+  o << "static int " << k.id
+    << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
     << "  const int32_t batch = attn_view_extent(" << buffer(k, "q") << ", 3);\n"
     << "  const int32_t seq_q = attn_view_extent(" << buffer(k, "q") << ", 2);\n";
   if (paged) {
@@ -64,19 +65,23 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
     << "    const int32_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n";
   if (paged) {
     o << "    if (cached < 0 || (int64_t)cached + seq_q > (int64_t)max_pages * " << page << ")\n"
-      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, max_pages * P - Sq] = "
+      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, max_pages * P "
+         "- Sq] = "
          "[0, %lld] (max_pages %d, P "
       << page << ", Sq %d)\", b, cached, (long long)max_pages * " << page << " - seq_q, max_pages, seq_q);\n"
-      << "    /* Only the pages the sequence uses after this call are read: entries past them may hold anything. */\n"
+      << "    /* Only the pages the sequence uses after this call are read: entries past them may hold "
+         "anything. */\n"
       << "    for (int32_t p = 0; p < (cached + seq_q + " << page - 1 << ") / " << page << "; ++p) {\n"
       << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, p);\n"
       << "      if (id < 0 || id >= pages)\n"
-      << "        return attn_view_refuse(context, \"block_table[%d][%d] is %d: page ids must be in [0, num_pages) = "
+      << "        return attn_view_refuse(context, \"block_table[%d][%d] is %d: page ids must be in [0, "
+         "num_pages) = "
          "[0, %d)\", b, p, id, pages);\n"
       << "    }\n";
   } else {
     o << "    if (cached < 0 || cached > smax - seq_q)\n"
-      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, Smax - Sq] = [0, %d] "
+      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, Smax - Sq] = "
+         "[0, %d] "
          "(Smax %d, Sq %d)\", b, cached, smax - seq_q, smax, seq_q);\n";
   }
   o << "  }\n"
@@ -94,7 +99,8 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
     o << "    for (int32_t position = cached; position < cached + seq_q;) {\n"
       << "      const int32_t slot = position % " << page << ", left = cached + seq_q - position;\n"
       << "      const int32_t count = left < " << page << " - slot ? left : " << page << " - slot;\n"
-      << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, position / " << page << ");\n";
+      << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, position / " << page
+      << ");\n";
     append_call("      ", "position - cached", "count", "position");
     o << "      attn_view_copy(&kc, " << buffer(k, "k_cache") << ");\n"
       << "      attn_view_copy(&vc, " << buffer(k, "v_cache") << ");\n"
@@ -123,8 +129,8 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
     if (name == "q" || name == "out" || name == "lse")
       return "attn_view_batch(&view_" + name + ", " + buffer(k, name) + ", b);";
     if (name == "k" || name == "v")
-      return "attn_view_batch(&view_" + name + ", " + buffer(k, name + "_cache") + ", b); attn_view_crop(&view_" +
-             name + ", 2, 0, keys, 0);";
+      return "attn_view_batch(&view_" + name + ", " + buffer(k, name + "_cache") +
+             ", b); attn_view_crop(&view_" + name + ", 2, 0, keys, 0);";
     if (name == "block_table")
       return "attn_view_copy(&view_" + name + ", " + buffer(k, name) + "); attn_view_crop(&view_" + name +
              ", 1, b, 1, 0);";
@@ -133,13 +139,15 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
              name + ", 0, b, keys, 0); view_" + name + ".dims[0].stride = 0;";
     return "";
   });
-  o << "    if ((status = " << k.id << "_pipelines(context, inner, variant, seq_q, keys)) != 0) return status;\n"
+  o << "    if ((status = " << k.id
+    << "_pipelines(context, inner, variant, seq_q, keys)) != 0) return status;\n"
     << "  }\n  return 0;\n}\n\n";
 }
 
 void write_varlen_run(std::ostringstream &o, const KernelRecord &k) {
   const std::string cu_q = buffer(k, "cu_seqlens_q"), cu_k = buffer(k, "cu_seqlens_k");
-  o << "static int " << k.id << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
+  o << "static int " << k.id
+    << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
     << "  const int32_t batch = attn_view_extent(" << cu_q << ", 0) - 1;\n"
     << "  const void *prefix_sums[2] = {" << cu_q << ", " << cu_k << "};\n"
     << "  const char *names[2] = {\"cu_seqlens_q\", \"cu_seqlens_k\"};\n"
@@ -157,7 +165,8 @@ void write_varlen_run(std::ostringstream &o, const KernelRecord &k) {
        "decrease\", names[t], b + 1, attn_view_i32(prefix_sums[t], 0, b + 1), names[t], b, "
        "attn_view_i32(prefix_sums[t], 0, b));\n"
     << "    if (attn_view_i32(prefix_sums[t], 0, batch) != totals[t])\n"
-    << "      return attn_view_refuse(context, \"%s[%d] is %d: the last prefix sum must be the total length %d\", "
+    << "      return attn_view_refuse(context, \"%s[%d] is %d: the last prefix sum must be the total length "
+       "%d\", "
        "names[t], batch, attn_view_i32(prefix_sums[t], 0, batch), totals[t]);\n"
     << "  }\n"
     << "  for (int32_t b = 0; b < batch; ++b) {\n"
@@ -178,7 +187,8 @@ void write_varlen_run(std::ostringstream &o, const KernelRecord &k) {
       return "attn_view_rows(&view_" + name + ", " + buffer(k, name) + ", first_k, seq_k);";
     return "";
   });
-  o << "    if ((status = " << k.id << "_pipelines(context, inner, variant, seq_q, seq_k)) != 0) return status;\n"
+  o << "    if ((status = " << k.id
+    << "_pipelines(context, inner, variant, seq_q, seq_k)) != 0) return status;\n"
     << "  }\n  return 0;\n}\n\n";
 }
 

@@ -169,7 +169,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Var d("d"), g("g"), p("p"), b("b");
     Func k = input_f32("k_new");
     if (spec_.rope != attn::Rope::none)
-      k = rope_rotated(k, spec_, [](Expr row, Expr) { return row; }, "k_new_rope");
+      k = rope_rotated(
+          k, spec_, [](Expr row, Expr) { return row; }, "k_new_rope");
     Func k_slots("k_slots"), v_slots("v_slots");
     k_slots(d, g, p, b) = Halide::cast(storage_type(), k(d, g, p, b));
     v_slots(d, g, p, b) = input("v_new")(d, g, p, b);
@@ -200,11 +201,15 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       return;
     }
     if (spec_.rope == attn::Rope::none || spec_.kv_cache != attn::KvCache::none) return;
-    Func keys = rope_rotated(in.k, spec_, [](Expr row, Expr) { return row; }, "k_rope");
+    Func keys = rope_rotated(
+        in.k, spec_, [](Expr row, Expr) { return row; }, "k_rope");
     Func rotated("k_rotated");
     Var d("d"), g("g"), j("j"), b("b"), jb("jb");
     rotated(d, g, j, b) = keys(d, g, j, b);
-    rotated.compute_root().fuse(j, b, jb).parallel(jb, 8, Halide::TailStrategy::GuardWithIf).vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
+    rotated.compute_root()
+        .fuse(j, b, jb)
+        .parallel(jb, 8, Halide::TailStrategy::GuardWithIf)
+        .vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
     in.k = rotated;
   }
 
@@ -220,9 +225,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       // cache_seqlens[b] + i with a cache).
       const Expr seq_k = in.seq_k, seq_q = in.seq_q;
       const attn::Align align = spec_.align;
-      in.q = rope_rotated(in.q, spec_,
-                          [=](Expr row, Expr) { return first_query_position(align, seq_k, seq_q) + row; },
-                          "q_rope");
+      in.q = rope_rotated(
+          in.q, spec_, [=](Expr row, Expr) { return first_query_position(align, seq_k, seq_q) + row; },
+          "q_rope");
     }
     // bf16 pair products read q and k as stored; rotated values exist only in fp32, so rope and
     // paged specs take the fp32 path.

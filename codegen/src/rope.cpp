@@ -32,7 +32,8 @@ Func rope_rotated(const Func &x, const attn::Spec &s, const std::function<Expr(E
   const Expr other = x(partner, head, row, b);
   const Expr turned = x(d, head, row, b) * c + Halide::select(first, -other, other) * sn;
   Func rotated(name);
-  rotated(d, head, row, b) = s.rope_dim == s.head_dim ? turned : Halide::select(d < s.rope_dim, turned, x(d, head, row, b));
+  rotated(d, head, row, b) =
+      s.rope_dim == s.head_dim ? turned : Halide::select(d < s.rope_dim, turned, x(d, head, row, b));
   return rotated;
 }
 

@@ -43,9 +43,9 @@ enum class Key {
   layout
 };
 constexpr std::string_view key_names[] = {
-    "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "form",       "qkv", "proj_bias",
-    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "rope", "rope_theta", "rope_dim", "layout"};
+    "name",       "d_model", "heads",    "kv_heads",   "head_dim",   "head_dim_v", "form",    "qkv",
+    "proj_bias",  "mask",    "align",    "mask_block", "dtype",      "scale",      "softcap", "alibi",
+    "score_bias", "lse",     "kv_cache", "rope",       "rope_theta", "rope_dim",   "layout"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
 static_assert(key_count == static_cast<int>(Key::layout) + 1);
 

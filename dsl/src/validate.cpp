@@ -70,11 +70,16 @@ const char *sequence_feature(int32_t which) {
 
 const char *sequence_input(int32_t which) {
   switch (which) {
-    case 1: return "mask term padding (key_lengths [B])";
-    case 2: return "mask term prefix (prefix_lengths [B])";
-    case 3: return "mask term document (segment ids [B, S])";
-    case 4: return "mask term tensor ([B, H, Sq, Sk])";
-    default: return "score_bias=tensor ([B, H, Sq, Sk])";
+    case 1:
+      return "mask term padding (key_lengths [B])";
+    case 2:
+      return "mask term prefix (prefix_lengths [B])";
+    case 3:
+      return "mask term document (segment ids [B, S])";
+    case 4:
+      return "mask term tensor ([B, H, Sq, Sk])";
+    default:
+      return "score_bias=tensor ([B, H, Sq, Sk])";
   }
 }
 
@@ -153,14 +158,16 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::rope_theta_not_positive:
       return "rope_theta must be a finite number > 0 (got " + float_text(s.rope_theta) + ")";
     case P::page_size_invalid:
-      return "kv_cache=paged(P): the page size P (" + number(c.a) + ") must be > 0 and at most " + number(c.b);
+      return "kv_cache=paged(P): the page size P (" + number(c.a) + ") must be > 0 and at most " +
+             number(c.b);
     case P::sequence_needs_core_form:
       return std::string(sequence_feature(c.a)) + " needs form=core (the block form projects x itself)";
     case P::varlen_with_kv_cache:
       return "layout=varlen and kv_cache do not combine (give the cache's sequences a batch dim)";
     case P::sequence_input_unsupported:
       return std::string(sequence_feature(c.a)) + " does not take " + sequence_input(c.b) +
-             ": its tensor has no per-sequence meaning there; use window/causal/global/random, softcap or alibi";
+             ": its tensor has no per-sequence meaning there; use window/causal/global/random, softcap or "
+             "alibi";
     case P::rope_options_without_rope:
       return "rope_theta and rope_dim need rope=neox or rope=interleaved (rope is none)";
     case P::name_invalid:

@@ -7,13 +7,16 @@ namespace attnc::test {
 // GQA 4:2, contiguous cache, neox on half of each head, lse.
 constexpr const char *cache_neox_spec =
     "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=neox rope_dim=8 lse=true";
-// MQA, 4-token pages, interleaved on 12 of 16 elements, theta 500.
+// MQA, Dv != D, 4-token pages, interleaved on 12 of 16 elements, theta 500.
 constexpr const char *paged_interleaved_spec =
-    "heads=3 kv_heads=1 head_dim=16 mask=causal kv_cache=paged(4) rope=interleaved rope_dim=12 rope_theta=500";
+    "heads=3 kv_heads=1 head_dim=16 head_dim_v=8 mask=causal kv_cache=paged(4) rope=interleaved rope_dim=12 "
+    "rope_theta=500";
 // A causal sliding window over a paged cache with softcap and alibi, no rope, lse.
-constexpr const char *paged_window_spec = "heads=2 head_dim=16 mask=window(5,0) kv_cache=paged(8) softcap=30 alibi=true lse=true";
+constexpr const char *paged_window_spec =
+    "heads=2 head_dim=16 mask=window(5,0) kv_cache=paged(8) softcap=30 alibi=true lse=true";
 // Ragged batch, GQA 3:1, causal, neox on the whole head, lse.
-constexpr const char *varlen_spec = "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true";
+constexpr const char *varlen_spec =
+    "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true";
 // Rope without a cache: keys rotated in the kernel at their index.
 constexpr const char *dense_rope_spec = "heads=2 head_dim=16 mask=causal rope=interleaved";
 
@@ -22,6 +25,7 @@ constexpr const char *paged_bf16_spec =
     "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=paged(4) rope=neox dtype=bf16 lse=true";
 constexpr const char *cache_f16_spec =
     "heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=interleaved rope_dim=8 dtype=f16";
-constexpr const char *varlen_bf16_spec = "heads=2 head_dim=16 mask=window(4,0) layout=varlen rope=neox dtype=bf16 lse=true";
+constexpr const char *varlen_bf16_spec =
+    "heads=2 head_dim=16 mask=window(4,0) layout=varlen rope=neox dtype=bf16 lse=true";
 
 }  // namespace attnc::test

@@ -68,13 +68,15 @@ ref::Options options_of(const attn::Spec &s, const Call &call) {
 template <class T>
 std::vector<T> rows(const Tensor &t, int64_t first, int64_t count, int64_t width) {
   std::vector<T> out(static_cast<size_t>(count * width));
-  for (int64_t n = 0; n < count * width; ++n) out[static_cast<size_t>(n)] = static_cast<T>(t.logical(first * width + n));
+  for (int64_t n = 0; n < count * width; ++n)
+    out[static_cast<size_t>(n)] = static_cast<T>(t.logical(first * width + n));
   return out;
 }
 
 // Rotates every head vector (width head_dim) of rows [0, rows) at position first_position + row.
 template <class T>
-void rotate_rows(std::vector<T> &x, int heads, int head_dim, int64_t first_position, const ref::RopeOptions &rope) {
+void rotate_rows(std::vector<T> &x, int heads, int head_dim, int64_t first_position,
+                 const ref::RopeOptions &rope) {
   const size_t row = static_cast<size_t>(heads) * head_dim;
   for (size_t r = 0; r * row < x.size(); ++r)
     for (int h = 0; h < heads; ++h)
@@ -89,9 +91,9 @@ struct Want {
 };
 
 // Appends one sequence's attention (q, k, v row-major; already rotated) to want.
-void add_sequence(Want &want, const attn::Spec &s, const Call &call, const std::vector<double> &q, const std::vector<double> &k,
-                  const std::vector<double> &v, const std::vector<float> &qf, const std::vector<float> &kf,
-                  const std::vector<float> &vf, int seq_q, int seq_k) {
+void add_sequence(Want &want, const attn::Spec &s, const Call &call, const std::vector<double> &q,
+                  const std::vector<double> &k, const std::vector<double> &v, const std::vector<float> &qf,
+                  const std::vector<float> &kf, const std::vector<float> &vf, int seq_q, int seq_k) {
   const ref::Options o = options_of(s, call);
   const size_t out_n = size_t(seq_q) * s.heads * s.head_dim_v, lse_n = size_t(seq_q) * s.heads;
   const size_t o0 = want.out.size(), l0 = want.lse.size();
@@ -110,7 +112,8 @@ void add_sequence(Want &want, const attn::Spec &s, const Call &call, const std::
 void check_close(const Tensor &got, const std::vector<double> &exact, const std::vector<float> &naive,
                  const char *what) {
   REQUIRE(static_cast<size_t>(got.elements()) == exact.size());
-  const NonfiniteComparison c = compare_nonfinite([&](int64_t n) { return double(got.logical(n)); }, exact, naive);
+  const NonfiniteComparison c =
+      compare_nonfinite([&](int64_t n) { return double(got.logical(n)); }, exact, naive);
   int64_t nans = 0;
   for (int64_t n = 0; n < got.elements(); ++n) nans += std::isnan(got.logical(n));
   CAPTURE(what);
@@ -175,8 +178,8 @@ attn_status run_in_dtype(const attn::Spec &s, const attn_kernel *kernel, Call &c
 struct CacheCase {
   attn::Spec spec;
   int batch = 0, seq_q = 0;
-  std::vector<int32_t> cached;  // cache_seqlens
-  int smax = 0;                 // contiguous
+  std::vector<int32_t> cached;   // cache_seqlens
+  int smax = 0;                  // contiguous
   int pages = 0, max_pages = 0;  // paged
   std::vector<std::vector<int32_t>> table;
   Call call;
@@ -190,7 +193,8 @@ struct CacheCase {
 
 // Random q, k_new, v_new; cache slots below each sequence's length normal, every other slot NaN
 // (garbage that must never reach out); paged: pages handed out in a shuffled order.
-CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector<int32_t> cached, std::mt19937 &rng) {
+CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector<int32_t> cached,
+                          std::mt19937 &rng) {
   CacheCase c;
   c.spec = s;
   c.batch = batch;
@@ -224,7 +228,8 @@ CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector
   c.call.tensors.emplace("q", normal({batch, seq_q, h, d}, rng));
   c.call.tensors.emplace("k_new", normal({batch, seq_q, kvh, d}, rng));
   c.call.tensors.emplace("v_new", normal({batch, seq_q, kvh, dv}, rng));
-  Tensor k_cache = filled({outer, slots, kvh, d}, nan_value), v_cache = filled({outer, slots, kvh, dv}, nan_value);
+  Tensor k_cache = filled({outer, slots, kvh, d}, nan_value),
+         v_cache = filled({outer, slots, kvh, dv}, nan_value);
   std::normal_distribution<float> dist;
   for (int b = 0; b < batch; ++b)
     for (int64_t p = 0; p < cached[size_t(b)]; ++p) {
@@ -238,7 +243,8 @@ CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector
   if (s.kv_cache == attn::KvCache::paged) {
     IndexTensor table({batch, c.max_pages}, false, -1);
     for (int b = 0; b < batch; ++b)
-      for (int p = 0; p < c.max_pages; ++p) table.logical(int64_t{b} * c.max_pages + p) = c.table[size_t(b)][size_t(p)];
+      for (int p = 0; p < c.max_pages; ++p)
+        table.logical(int64_t{b} * c.max_pages + p) = c.table[size_t(b)][size_t(p)];
     c.call.index_tensors.emplace("block_table", std::move(table));
   }
   if (s.alibi) {
@@ -264,7 +270,9 @@ void check_cache_case(CacheCase &c) {
   REQUIRE(status == ATTN_OK);
   // Low precision: the cache holds the fp32 rotation rounded to the dtype (half an ulp: 2^-8 of
   // the value for bf16, 2^-11 for f16).
-  const double cache_relative = s.dtype == attn::DType::bf16 ? 1.0 / 256 : s.dtype == attn::DType::f16 ? 1.0 / 2048 : 0.0;
+  const double cache_relative = s.dtype == attn::DType::bf16  ? 1.0 / 256
+                                : s.dtype == attn::DType::f16 ? 1.0 / 2048
+                                                              : 0.0;
   const int64_t kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v;
   const Tensor &k_after = c.call.tensors.at("k_cache"), &v_after = c.call.tensors.at("v_cache");
   const Tensor &k_new = c.call.tensors.at("k_new"), &v_new = c.call.tensors.at("v_new");
@@ -285,9 +293,11 @@ void check_cache_case(CacheCase &c) {
       const int64_t slot = c.slot(b, p);
       for (int64_t e = 0; e < kvh * d; ++e) {
         const bool fresh = p >= cached;
-        const double want_k = fresh ? new_k[size_t((p - cached) * kvh * d + e)] : k_before.logical(slot * kvh * d + e);
+        const double want_k =
+            fresh ? new_k[size_t((p - cached) * kvh * d + e)] : k_before.logical(slot * kvh * d + e);
         k.push_back(stored(s, want_k));
-        kf.push_back(fresh ? stored(s, new_kf[size_t((p - cached) * kvh * d + e)]) : k_before.logical(slot * kvh * d + e));
+        kf.push_back(fresh ? stored(s, new_kf[size_t((p - cached) * kvh * d + e)])
+                           : k_before.logical(slot * kvh * d + e));
         if (fresh)
           cache_error = std::max(cache_error, std::abs(k_after.logical(slot * kvh * d + e) - want_k) -
                                                   cache_relative * std::abs(want_k));
@@ -301,8 +311,10 @@ void check_cache_case(CacheCase &c) {
       }
       if (p >= cached) written[size_t(slot)] = true;
     }
-    std::vector<double> q = rows<double>(c.call.tensors.at("q"), int64_t{b} * c.seq_q, c.seq_q, int64_t{s.heads} * d);
-    std::vector<float> qf = rows<float>(c.call.tensors.at("q"), int64_t{b} * c.seq_q, c.seq_q, int64_t{s.heads} * d);
+    std::vector<double> q =
+        rows<double>(c.call.tensors.at("q"), int64_t{b} * c.seq_q, c.seq_q, int64_t{s.heads} * d);
+    std::vector<float> qf =
+        rows<float>(c.call.tensors.at("q"), int64_t{b} * c.seq_q, c.seq_q, int64_t{s.heads} * d);
     rotate_rows(q, s.heads, s.head_dim, cached, rope_of(s));
     rotate_rows(qf, s.heads, s.head_dim, cached, rope_of(s));
     add_sequence(want, s, c.call, q, k, v, qf, kf, vf, c.seq_q, keys);
@@ -315,11 +327,13 @@ void check_cache_case(CacheCase &c) {
   for (size_t slot = 0; slot < written.size(); ++slot) {
     if (written[slot]) continue;
     for (int64_t e = 0; e < kvh * d; ++e) {
-      const float x = k_after.logical(int64_t(slot) * kvh * d + e), y = k_before.logical(int64_t(slot) * kvh * d + e);
+      const float x = k_after.logical(int64_t(slot) * kvh * d + e),
+                  y = k_before.logical(int64_t(slot) * kvh * d + e);
       untouched_changed += std::memcmp(&x, &y, sizeof x) != 0;
     }
     for (int64_t e = 0; e < kvh * dv; ++e) {
-      const float x = v_after.logical(int64_t(slot) * kvh * dv + e), y = v_before.logical(int64_t(slot) * kvh * dv + e);
+      const float x = v_after.logical(int64_t(slot) * kvh * dv + e),
+                  y = v_before.logical(int64_t(slot) * kvh * dv + e);
       untouched_changed += std::memcmp(&x, &y, sizeof x) != 0;
     }
   }
@@ -333,10 +347,12 @@ struct CacheShape {
 };
 // Decode (Sq 1) and chunked prefill (Sq > 1), odd lengths, an empty cache, lengths that differ
 // across the batch, spanning several pages.
-const CacheShape cache_shapes[] = {{1, 1, {0}}, {3, 1, {7, 0, 13}}, {2, 5, {9, 3}}, {2, 3, {0, 17}}, {1, 16, {5}}};
+const CacheShape cache_shapes[] = {
+    {1, 1, {0}}, {3, 1, {7, 0, 13}}, {2, 5, {9, 3}}, {2, 3, {0, 17}}, {1, 16, {5}}};
 
 TEST_CASE("contiguous and paged caches with rope against the fp64 reference") {
-  for (const char *text : {cache_neox_spec, paged_interleaved_spec, paged_window_spec, paged_bf16_spec, cache_f16_spec}) {
+  for (const char *text :
+       {cache_neox_spec, paged_interleaved_spec, paged_window_spec, paged_bf16_spec, cache_f16_spec}) {
     const attn::Spec spec = attn::resolve(parse(text));
     for (const CacheShape &shape : cache_shapes) {
       CAPTURE(text);
@@ -536,16 +552,21 @@ TEST_CASE("rope without a cache rotates q and k at their bottom-right positions"
 
 TEST_CASE("specs: rope, kv_cache and varlen validation messages") {
   auto message = [](const char *text) { return attn::parse_spec(text).message; };
-  CHECK(message("heads=2 head_dim=16 rope=neox rope_dim=7").find("rope_dim (7) must be even") != std::string::npos);
-  CHECK(message("heads=2 head_dim=16 rope=neox rope_dim=18").find("at most head_dim (16)") != std::string::npos);
-  CHECK(message("d_model=32 heads=2 form=block kv_cache=contiguous").find("needs form=core") != std::string::npos);
+  CHECK(message("heads=2 head_dim=16 rope=neox rope_dim=7").find("rope_dim (7) must be even") !=
+        std::string::npos);
+  CHECK(message("heads=2 head_dim=16 rope=neox rope_dim=18").find("at most head_dim (16)") !=
+        std::string::npos);
+  CHECK(message("d_model=32 heads=2 form=block kv_cache=contiguous").find("needs form=core") !=
+        std::string::npos);
   CHECK(message("heads=2 head_dim=16 layout=varlen mask=padding").find("does not take mask term padding") !=
         std::string::npos);
-  CHECK(message("heads=2 head_dim=16 layout=varlen kv_cache=contiguous").find("do not combine") != std::string::npos);
+  CHECK(message("heads=2 head_dim=16 layout=varlen kv_cache=contiguous").find("do not combine") !=
+        std::string::npos);
   CHECK(message("heads=2 head_dim=16 kv_cache=paged(0)").find("paged(16)") != std::string::npos);
   CHECK(message("heads=2 head_dim=16 rope_dim=8").find("need rope=") != std::string::npos);
   // The text form round-trips, and the new keys are part of the kernel id.
-  for (const char *text : {cache_neox_spec, paged_interleaved_spec, paged_window_spec, varlen_spec, dense_rope_spec}) {
+  for (const char *text :
+       {cache_neox_spec, paged_interleaved_spec, paged_window_spec, varlen_spec, dense_rope_spec}) {
     const attn::ParseResult parsed = attn::parse_spec(text);
     REQUIRE(parsed.ok);
     const attn::ParseResult again = attn::parse_spec(attn::to_string(parsed.spec));

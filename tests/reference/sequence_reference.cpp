@@ -8,7 +8,8 @@ namespace attnc::reference {
 
 float rope_angle(const RopeOptions &rope, int64_t position, int pair) {
   const float exponent = static_cast<float>(-2 * pair) / static_cast<float>(rope.dim);
-  const float inv_freq = static_cast<float>(std::pow(static_cast<double>(rope.theta), static_cast<double>(exponent)));
+  const float inv_freq =
+      static_cast<float>(std::pow(static_cast<double>(rope.theta), static_cast<double>(exponent)));
   return static_cast<float>(position) * inv_freq;
 }
 
@@ -30,8 +31,8 @@ void rope_rotate(T *x, int head_dim, int64_t position, const RopeOptions &rope) 
 
 template <class T>
 void attend_sequence(const std::vector<T> &q, const std::vector<T> &k, const std::vector<T> &v, int seq_q,
-                     int seq_k, int heads, int kv_heads, int head_dim, int head_dim_v, const Options &o, T *out,
-                     T *lse) {
+                     int seq_k, int heads, int kv_heads, int head_dim, int head_dim_v, const Options &o,
+                     T *out, T *lse) {
   const int group = heads / kv_heads;
   std::vector<T> scores(static_cast<size_t>(seq_k));
   std::vector<bool> kept(static_cast<size_t>(seq_k));
@@ -81,10 +82,10 @@ void attend_sequence(const std::vector<T> &q, const std::vector<T> &k, const std
 template void rope_rotate<double>(double *, int, int64_t, const RopeOptions &);
 template void rope_rotate<float>(float *, int, int64_t, const RopeOptions &);
 template void attend_sequence<double>(const std::vector<double> &, const std::vector<double> &,
-                                      const std::vector<double> &, int, int, int, int, int, int, const Options &,
-                                      double *, double *);
+                                      const std::vector<double> &, int, int, int, int, int, int,
+                                      const Options &, double *, double *);
 template void attend_sequence<float>(const std::vector<float> &, const std::vector<float> &,
-                                     const std::vector<float> &, int, int, int, int, int, int, const Options &,
-                                     float *, float *);
+                                     const std::vector<float> &, int, int, int, int, int, int,
+                                     const Options &, float *, float *);
 
 }  // namespace attnc::reference

@@ -98,13 +98,13 @@ TEST_CASE("attn-run writes a KV cache kernel's in-out k_cache and v_cache back")
   ws.save("v_cache.npy", array_of(ATTN_F32, {batch, smax, heads, head_dim}, v_cache));
   ws.save("lens.npy", array_of(ATTN_I32, {batch}, std::vector<int32_t>(cached, cached + batch)));
   std::string err;
-  const int code = ws.run(std::string("--kernel ") + kernel + " --input q=" + ws.file("q.npy") +
-                              " --input k_new=" + ws.file("k_new.npy") + " --input v_new=" + ws.file("v_new.npy") +
-                              " --input k_cache=" + ws.file("k_cache.npy") + " --input v_cache=" +
-                              ws.file("v_cache.npy") + " --input cache_seqlens=" + ws.file("lens.npy") +
-                              " --output out=" + ws.file("out.npy") + " --output k_cache=" +
-                              ws.file("k_after.npy") + " --output v_cache=" + ws.file("v_after.npy"),
-                          &err);
+  const int code = ws.run(
+      std::string("--kernel ") + kernel + " --input q=" + ws.file("q.npy") +
+          " --input k_new=" + ws.file("k_new.npy") + " --input v_new=" + ws.file("v_new.npy") +
+          " --input k_cache=" + ws.file("k_cache.npy") + " --input v_cache=" + ws.file("v_cache.npy") +
+          " --input cache_seqlens=" + ws.file("lens.npy") + " --output out=" + ws.file("out.npy") +
+          " --output k_cache=" + ws.file("k_after.npy") + " --output v_cache=" + ws.file("v_after.npy"),
+      &err);
   CAPTURE(err);
   REQUIRE(code == 0);
   const std::vector<float> out = floats(ws.load("out.npy")), k_after = floats(ws.load("k_after.npy")),
@@ -125,7 +125,8 @@ TEST_CASE("attn-run writes a KV cache kernel's in-out k_cache and v_cache back")
     for (int p = 0; p < keys; ++p)
       for (size_t e = 0; e < row; ++e) {
         const bool fresh = p >= cached[b];
-        const size_t slot = (size_t(b) * smax + p) * row + e, token = (size_t(b) * seq_q + p - cached[b]) * row + e;
+        const size_t slot = (size_t(b) * smax + p) * row + e,
+                     token = (size_t(b) * seq_q + p - cached[b]) * row + e;
         kd.push_back(fresh ? k_new[token] : k_cache[slot]);
         vd.push_back(fresh ? v_new[token] : v_cache[slot]);
       }
@@ -148,10 +149,10 @@ TEST_CASE("attn-run writes a KV cache kernel's in-out k_cache and v_cache back")
       }
     std::vector<double> exact(size_t(seq_q) * row);
     std::vector<float> naive(size_t(seq_q) * row);
-    ref::attend_sequence<double>(qd, kd, vd, seq_q, keys, heads, heads, head_dim, head_dim, options, exact.data(),
-                                 nullptr);
-    ref::attend_sequence<float>(qf, kf, vf, seq_q, keys, heads, heads, head_dim, head_dim, options, naive.data(),
-                                nullptr);
+    ref::attend_sequence<double>(qd, kd, vd, seq_q, keys, heads, heads, head_dim, head_dim, options,
+                                 exact.data(), nullptr);
+    ref::attend_sequence<float>(qf, kf, vf, seq_q, keys, heads, heads, head_dim, head_dim, options,
+                                naive.data(), nullptr);
     for (size_t n = 0; n < exact.size(); ++n) {
       out_error = std::max(out_error, std::abs(out[size_t(b) * seq_q * row + n] - exact[n]));
       naive_error = std::max(naive_error, std::abs(naive[n] - exact[n]));

@@ -216,7 +216,9 @@ void list_kernels(const attn_library *library) {
       const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
       std::printf("%s%s %s %s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
                   min_rank.c_str(),
-                  info.is_output == ATTN_ARG_INOUT ? " (in-out)" : info.is_output ? " (output)" : "");
+                  info.is_output == ATTN_ARG_INOUT ? " (in-out)"
+                  : info.is_output                 ? " (output)"
+                                                   : "");
       label = "          ";
     }
   }

@@ -44,8 +44,9 @@ bool runs_per_sequence(const attn::Spec &resolved);
 attn::Spec sequence_spec(const attn::Spec &resolved);
 // The arguments of one per-sequence pipeline, by role: "attend" (q, k, v [1,S,..] and the
 // modifiers: kernel_arguments(sequence_spec)), "paged" (q, k_cache, v_cache, block_table [1,
-// max_pages], key_count [Lk] (only its extent is read), modifiers, out, lse) or "append" (k_new, v_new [1,n,KVH,D|Dv]
-// in, k_slots, v_slots out: the cache's slots, their token dim starting at the tokens' position).
+// max_pages], key_count [Lk] (only its extent is read), modifiers, out, lse) or "append" (k_new, v_new
+// [1,n,KVH,D|Dv] in, k_slots, v_slots out: the cache's slots, their token dim starting at the tokens'
+// position).
 std::vector<ArgSpec> sequence_pipeline_args(const attn::Spec &resolved, const std::string &role);
 
 }  // namespace attnc

@@ -50,14 +50,20 @@ template <int block, int limit> struct random_block_size_must_be_at_most;
 template <int blocks, int limit> struct random_block_count_must_be_at_most;
 template <int draws, int limit> struct random_draws_in_all_must_be_at_most;
 template <int node, int count_is_bad> struct mask_node_is_malformed;
-template <int rope_dim, int head_dim> struct rope_dim_must_be_even_positive_and_at_most_head_dim;
-template <int rope_theta_is_not_positive> struct rope_theta_must_be_positive;
-template <int page_size, int limit> struct page_size_must_be_positive_and_at_most;
-template <int kv_cache_1_varlen_2> struct kv_cache_and_varlen_need_the_core_form;
-template <int zero> struct varlen_and_kv_cache_do_not_combine;
+template <int rope_dim, int head_dim>
+struct rope_dim_must_be_even_positive_and_at_most_head_dim;
+template <int rope_theta_is_not_positive>
+struct rope_theta_must_be_positive;
+template <int page_size, int limit>
+struct page_size_must_be_positive_and_at_most;
+template <int kv_cache_1_varlen_2>
+struct kv_cache_and_varlen_need_the_core_form;
+template <int zero>
+struct varlen_and_kv_cache_do_not_combine;
 template <int kv_cache_1_varlen_2, int padding_1_prefix_2_document_3_tensor_4_score_bias_5>
 struct kv_cache_and_varlen_take_no_batch_shaped_mask_inputs;
-template <int rope_dim> struct rope_theta_and_rope_dim_need_rope;
+template <int rope_dim>
+struct rope_theta_and_rope_dim_need_rope;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -144,13 +150,20 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::random_count_too_large) return (random_block_count_must_be_at_most<a, b> *)nullptr;
   else if constexpr (problem == P::random_draws_too_many) return (random_draws_in_all_must_be_at_most<a, b> *)nullptr;
   else if constexpr (problem == P::mask_malformed) return (mask_node_is_malformed<a, b> *)nullptr;
-  else if constexpr (problem == P::rope_dim_invalid) return (rope_dim_must_be_even_positive_and_at_most_head_dim<a, b> *)nullptr;
-  else if constexpr (problem == P::rope_theta_not_positive) return (rope_theta_must_be_positive<1> *)nullptr;
-  else if constexpr (problem == P::page_size_invalid) return (page_size_must_be_positive_and_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::sequence_needs_core_form) return (kv_cache_and_varlen_need_the_core_form<a> *)nullptr;
-  else if constexpr (problem == P::varlen_with_kv_cache) return (varlen_and_kv_cache_do_not_combine<0> *)nullptr;
-  else if constexpr (problem == P::sequence_input_unsupported) return (kv_cache_and_varlen_take_no_batch_shaped_mask_inputs<a, b> *)nullptr;
-  else if constexpr (problem == P::rope_options_without_rope) return (rope_theta_and_rope_dim_need_rope<a> *)nullptr;
+  else if constexpr (problem == P::rope_dim_invalid)
+    return (rope_dim_must_be_even_positive_and_at_most_head_dim<a, b> *)nullptr;
+  else if constexpr (problem == P::rope_theta_not_positive)
+    return (rope_theta_must_be_positive<1> *)nullptr;
+  else if constexpr (problem == P::page_size_invalid)
+    return (page_size_must_be_positive_and_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::sequence_needs_core_form)
+    return (kv_cache_and_varlen_need_the_core_form<a> *)nullptr;
+  else if constexpr (problem == P::varlen_with_kv_cache)
+    return (varlen_and_kv_cache_do_not_combine<0> *)nullptr;
+  else if constexpr (problem == P::sequence_input_unsupported)
+    return (kv_cache_and_varlen_take_no_batch_shaped_mask_inputs<a, b> *)nullptr;
+  else if constexpr (problem == P::rope_options_without_rope)
+    return (rope_theta_and_rope_dim_need_rope<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

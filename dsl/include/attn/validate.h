@@ -46,12 +46,13 @@ enum class SpecProblem : int32_t {
   random_draws_too_many,  // N summed over random terms
   mask_malformed,         // a hand-built node (a: its index; b: 1 when the node count itself is bad)
   // Issue 24 (a: the value, b: the other one).
-  rope_dim_invalid,         // a: rope_dim, b: head_dim (odd, negative or above head_dim)
-  rope_theta_not_positive,  // rope_theta not a finite number > 0
-  page_size_invalid,        // paged cache: a: page_size, b: the limit (0, negative, above the limit)
-  sequence_needs_core_form,  // a: 1 for kv_cache, 2 for layout=varlen
-  varlen_with_kv_cache,      // layout=varlen and a kv_cache in one spec
-  sequence_input_unsupported,  // a: 1 kv_cache, 2 varlen; b: 1 padding, 2 prefix, 3 document, 4 tensor, 5 score_bias
+  rope_dim_invalid,            // a: rope_dim, b: head_dim (odd, negative or above head_dim)
+  rope_theta_not_positive,     // rope_theta not a finite number > 0
+  page_size_invalid,           // paged cache: a: page_size, b: the limit (0, negative, above the limit)
+  sequence_needs_core_form,    // a: 1 for kv_cache, 2 for layout=varlen
+  varlen_with_kv_cache,        // layout=varlen and a kv_cache in one spec
+  sequence_input_unsupported,  // a: 1 kv_cache, 2 varlen; b: 1 padding, 2 prefix, 3 document, 4 tensor, 5
+                               // score_bias
   rope_options_without_rope,   // rope_theta or rope_dim given with rope=none
 };
 
@@ -164,9 +165,11 @@ constexpr SpecCheck check_sequence(const Spec &s) {
   if (s.rope == Rope::none && (s.rope_dim != 0 || s.rope_theta != 0.0f))
     return {P::rope_options_without_rope, s.rope_dim, 0};
   if (s.rope != Rope::none) {
-    if (s.rope_dim < 0 || s.rope_dim % 2 != 0 || s.rope_dim > head_dim || (s.rope_dim == 0 && head_dim % 2 != 0))
+    if (s.rope_dim < 0 || s.rope_dim % 2 != 0 || s.rope_dim > head_dim ||
+        (s.rope_dim == 0 && head_dim % 2 != 0))
       return {P::rope_dim_invalid, s.rope_dim == 0 ? head_dim : s.rope_dim, head_dim};
-    if (s.rope_theta != 0.0f && !(s.rope_theta > 0.0f && s.rope_theta < 3.0e38f)) return {P::rope_theta_not_positive, 0, 0};
+    if (s.rope_theta != 0.0f && !(s.rope_theta > 0.0f && s.rope_theta < 3.0e38f))
+      return {P::rope_theta_not_positive, 0, 0};
   }
   if (s.kv_cache == KvCache::paged && (s.page_size <= 0 || s.page_size > limits::max_positions))
     return {P::page_size_invalid, s.page_size, limits::max_positions};
