@@ -34,18 +34,21 @@ install: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_package
 	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
-# attnc against its peers (bench/run_bench.py, then scaling.py, paired.py and lowp_paired.py).
-# BENCH_ONLY=lowp times only issue 20's bf16 / f16 rows (and lowp_paired.py), BENCH_ONLY=f32 only
-# the fp32 ones (and scaling.py, paired.py); BENCH_WORKLOADS=W1,W4 only those workloads (no sweep,
-# none of the three after run_bench.py).
+# attnc against its peers (bench/run_bench.py, then scaling.py, paired.py, lowp_paired.py and
+# llm_bench.py). BENCH_ONLY=lowp times only issue 20's bf16 / f16 rows (and lowp_paired.py),
+# BENCH_ONLY=f32 only the fp32 ones (and scaling.py, paired.py), BENCH_ONLY=llm only issue 24's
+# KV-cache / RoPE rows (llm_bench.py); BENCH_WORKLOADS=W1,W4 only those workloads (no sweep,
+# none of the four after run_bench.py).
 bench: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run attnc_runtime
 	@bash bench/setup_bench.sh
-	@$(VENV)/bin/python bench/run_bench.py $(BUILD)
-	@if [ "$(BENCH_ONLY)" != lowp ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	@if [ "$(BENCH_ONLY)" != llm ]; then $(VENV)/bin/python bench/run_bench.py $(BUILD); fi
+	@if [ "$(BENCH_ONLY)" != lowp ] && [ "$(BENCH_ONLY)" != llm ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
 	  $(VENV)/bin/python bench/scaling.py $(BUILD) && $(VENV)/bin/python bench/paired.py $(BUILD); fi
-	@if [ "$(BENCH_ONLY)" != f32 ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	@if [ "$(BENCH_ONLY)" != f32 ] && [ "$(BENCH_ONLY)" != llm ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
 	  $(VENV)/bin/python bench/lowp_paired.py $(BUILD); fi
+	@if { [ -z "$(BENCH_ONLY)" ] || [ "$(BENCH_ONLY)" = llm ]; } && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	  $(VENV)/bin/python bench/llm_bench.py $(BUILD); fi
 
 # ASan+UBSan over every suite (kernels included) and TSan over the concurrency and runtime suites,
 # in trees beside $(BUILD) that reuse its attnc (scripts/check_sanitize.sh).

@@ -20,12 +20,12 @@ def kernel_id(build, spec):
                           check=True).stdout.strip()
 
 
-def gen(build, specs, out_dir, basename):
-    """Runs attnc gen --target host --shared for specs; returns the seconds it took."""
+def gen(build, specs, out_dir, basename, target="host"):
+    """Runs attnc gen --target TARGET --shared for specs; returns the seconds it took."""
     command = [attnc_path(build), "gen"]
     for spec in specs:
         command += ["--spec", spec]
-    command += ["--target", "host", "-o", out_dir, "--shared", "--basename", basename]
+    command += ["--target", target, "-o", out_dir, "--shared", "--basename", basename]
     start = time.perf_counter()
     # Halide warns once per function when it emulates (b)float16 arithmetic: a page for each bf16
     # spec. Shown whole only when generation fails; otherwise counted on one line.
@@ -40,9 +40,11 @@ def gen(build, specs, out_dir, basename):
     return seconds
 
 
-def generate(build, specs, out_dir):
+def generate(build, specs, out_dir, target="host"):
     """Returns (library path, generation seconds or None when the library was reused)."""
     digest = hashlib.sha256()
+    if target != "host":  # the stamps of host libraries stay as they were
+        digest.update(target.encode())
     with open(attnc_path(build), "rb") as binary:
         digest.update(binary.read())
     digest.update("\n".join(specs).encode())
@@ -54,7 +56,7 @@ def generate(build, specs, out_dir):
                 return library, None
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
-    seconds = gen(build, specs, out_dir, "bench_kernels")
+    seconds = gen(build, specs, out_dir, "bench_kernels", target)
     with open(stamp_path, "w") as stamp:
         stamp.write(digest.hexdigest())
     return library, seconds

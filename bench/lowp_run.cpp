@@ -25,6 +25,7 @@
 #include "attn/runtime.h"
 #include "bf16_bits.h"
 #include "npy_io.h"
+#include "time_kernel.h"
 
 namespace {
 
@@ -70,11 +71,6 @@ bench_npy::Array to_f32(const Tensor &t) {
   return array;
 }
 
-void check(attn_status status) {
-  if (status != ATTN_OK)
-    throw std::runtime_error(std::string(attn_last_error()) + " (" + attn_status_name(status) + ")");
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -86,12 +82,13 @@ int main(int argc, char **argv) {
   const int threads = std::atoi(argv[5]), warmup = std::atoi(argv[6]), runs = std::atoi(argv[7]);
   attn_library *library = nullptr;
   try {
-    check(attn_library_open(library_path.c_str(), &library));
+    bench_time::check(attn_library_open(library_path.c_str(), &library));
     const attn_kernel *kernel = nullptr;
-    check(attn_library_find_kernel(library, kernel_id.c_str(), &kernel));
-    check(attn_kernel_set_threads(kernel, threads));
+    bench_time::check(attn_library_find_kernel(library, kernel_id.c_str(), &kernel));
+    bench_time::check(attn_kernel_set_threads(kernel, threads));
     std::vector<attn_arg_info> infos(static_cast<size_t>(attn_kernel_arg_count(kernel)));
-    for (size_t i = 0; i < infos.size(); ++i) check(attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]));
+    for (size_t i = 0; i < infos.size(); ++i)
+      bench_time::check(attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]));
     std::vector<Tensor> tensors(infos.size());
     std::map<std::string, int64_t> sizes;  // runtime dim name -> size, as the inputs give them
     for (size_t i = 0; i < infos.size(); ++i) {
@@ -121,23 +118,11 @@ int main(int argc, char **argv) {
       args.push_back({infos[i].name,
                       {tensors[i].bytes.data(), tensors[i].dtype,
                        static_cast<int32_t>(tensors[i].shape.size()), tensors[i].shape.data(), nullptr}});
-    const int count = static_cast<int>(args.size());
-    for (int i = 0; i < warmup; ++i) check(attn_run(kernel, args.data(), count));
-    std::vector<double> ms;
-    for (int i = 0; i < runs; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      const attn_status status = attn_run(kernel, args.data(), count);
-      const auto stop = std::chrono::steady_clock::now();
-      check(status);
-      ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-    }
+    const bench_time::Timing timing = bench_time::time_kernel(kernel, args, warmup, runs);
     bench_npy::write(out_path, to_f32(tensors[out_index]));
-    std::sort(ms.begin(), ms.end());
-    const size_t n = ms.size();
-    const double median = n % 2 == 1 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
     std::printf(
         "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, \"threads\": %d, \"variant\": \"%s\"}\n",
-        median, ms.front(), runs, threads, attn_kernel_selected_target(kernel));
+        timing.median_ms, timing.min_ms, runs, threads, attn_kernel_selected_target(kernel));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "lowp_run: %s\n", e.what());
     if (library != nullptr) attn_library_close(library);

@@ -1,0 +1,25 @@
+// attention.cpp: the paged cache's storage.
+#include "attention.h"
+
+namespace llama {
+
+PagedCache::PagedCache(int layers, int pages, int page_tokens, int kv_heads, int head_dim)
+    : layers(layers),
+      pages(pages),
+      page_tokens(page_tokens),
+      kv_heads(kv_heads),
+      head_dim(head_dim),
+      k(layers, std::vector<float>(size_t(pages) * page_tokens * kv_heads * head_dim)),
+      v(layers, std::vector<float>(size_t(pages) * page_tokens * kv_heads * head_dim)) {}
+
+float *PagedCache::k_row(int layer, const SequencePages &s, int t) {
+  const size_t slot = size_t(s.page_of(t, page_tokens)) * page_tokens + t % page_tokens;
+  return k[layer].data() + slot * kv_heads * head_dim;
+}
+
+float *PagedCache::v_row(int layer, const SequencePages &s, int t) {
+  const size_t slot = size_t(s.page_of(t, page_tokens)) * page_tokens + t % page_tokens;
+  return v[layer].data() + slot * kv_heads * head_dim;
+}
+
+}  // namespace llama
