@@ -42,6 +42,8 @@ const char *dtype_name(int dtype) {
 
 }  // namespace attn::detail
 
+extern "C" const char *attn_dtype_name(attn_dtype dtype) { return attn::detail::dtype_name(dtype); }
+
 extern "C" const char *attn_last_error(void) {
   return last_error;
 }

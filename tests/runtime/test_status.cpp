@@ -1,4 +1,4 @@
-// test_status.cpp: status names, the ABI version and the per-thread last-error message.
+// test_status.cpp: status and dtype names, the ABI version and the per-thread last-error message.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -19,6 +19,15 @@ TEST_CASE("every status has its enum name") {
     CHECK(std::string(attn_status_name(static_cast<attn_status>(s))).starts_with("ATTN_"));
   }
   CHECK(std::string(attn_status_name(static_cast<attn_status>(99))) == "ATTN_ERR_UNKNOWN_STATUS");
+}
+
+TEST_CASE("every dtype has its short name, and a value outside the enum its number") {
+  CHECK(std::string(attn_dtype_name(ATTN_F32)) == "f32");
+  CHECK(std::string(attn_dtype_name(ATTN_F16)) == "f16");
+  CHECK(std::string(attn_dtype_name(ATTN_BF16)) == "bf16");
+  CHECK(std::string(attn_dtype_name(ATTN_I32)) == "i32");
+  CHECK(std::string(attn_dtype_name(ATTN_U8)) == "u8");
+  CHECK(std::string(attn_dtype_name(static_cast<attn_dtype>(77))) == "dtype 77");
 }
 
 TEST_CASE("the runtime reports the abi version it was built with") {

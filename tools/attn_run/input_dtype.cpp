@@ -16,7 +16,7 @@ bool is_low_precision(attn_dtype dtype) {
 // "bf16 ('<u2' bit patterns)", the way a dtype reaches attn-run in a file.
 std::string file_dtype(attn_dtype dtype) {
   const char *descr = npy::descr_of(dtype);
-  std::string text = std::string(dtype_text(dtype)) + " ('" + (descr != nullptr ? descr : "?") + "'";
+  std::string text = std::string(attn_dtype_name(dtype)) + " ('" + (descr != nullptr ? descr : "?") + "'";
   if (dtype == ATTN_BF16) text += " bit patterns";
   return text + ")";
 }
@@ -35,22 +35,6 @@ void round_in_place(npy::Array *array, Round round) {
 }
 
 }  // namespace
-
-const char *dtype_text(attn_dtype dtype) {
-  switch (dtype) {
-    case ATTN_F32:
-      return "f32";
-    case ATTN_F16:
-      return "f16";
-    case ATTN_BF16:
-      return "bf16";
-    case ATTN_I32:
-      return "i32";
-    case ATTN_U8:
-      return "u8";
-  }
-  return "?";
-}
 
 std::optional<std::string> match_input_dtype(const std::string &name, const std::string &path,
                                              attn_dtype expected, npy::Array *array,

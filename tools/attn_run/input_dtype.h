@@ -8,9 +8,6 @@
 
 namespace attn::run_tool {
 
-// "f32", "f16", "bf16", "i32", "u8"; "?" for a value outside the enum.
-const char *dtype_text(attn_dtype dtype);
-
 // What an input of a low-precision argument became: read as it was, or rounded from f32.
 enum class InputConversion { none, rounded_from_f32 };
 

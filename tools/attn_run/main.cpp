@@ -23,7 +23,6 @@
 
 namespace {
 
-using attn::run_tool::dtype_text;
 
 constexpr int exit_error = 1;
 constexpr int exit_usage = 2;
@@ -217,7 +216,7 @@ void list_kernels(const attn_library *library) {
       const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
       const std::string optional =
           info.is_optional ? " (optional, default " + std::to_string(info.default_value) + ")" : "";
-      std::printf("%s%s %s %s%s%s%s\n", label, info.name, dtype_text(info.dtype), shape_text(info).c_str(),
+      std::printf("%s%s %s %s%s%s%s\n", label, info.name, attn_dtype_name(info.dtype), shape_text(info).c_str(),
                   min_rank.c_str(),
                   info.is_output == ATTN_ARG_INOUT ? " (in-out)"
                   : info.is_output                 ? " (output)"
@@ -313,7 +312,7 @@ std::optional<Failure> load_inputs(const Options &options, const std::vector<att
     }
     if (conversion == attn::run_tool::InputConversion::rounded_from_f32) {
       std::fprintf(stderr, "attn-run: input '%s' ('%s') is f32; rounded to %s, to nearest even\n",
-                   input.name.c_str(), input.path.c_str(), dtype_text(info->dtype));
+                   input.name.c_str(), input.path.c_str(), attn_dtype_name(info->dtype));
     }
     const attn::npy::Array &array = call->arrays[index];
     if (std::optional<Failure> zero = zero_sized_dim(input, *info, array)) return zero;

@@ -98,6 +98,8 @@ typedef struct attn_library attn_library; /* opaque; a shared kernel library ope
 /* The message of the last failed call on this thread ("" when none). */
 const char *attn_last_error(void);
 const char *attn_status_name(attn_status status);
+/* A dtype's short name: "f32", "f16", "bf16", "i32", "u8" ("dtype N" outside the enum). */
+const char *attn_dtype_name(attn_dtype dtype);
 int attn_runtime_abi_version(void);
 
 /* Kernels linked into the application (attn_add_kernels in CMake). */
