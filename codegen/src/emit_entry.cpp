@@ -97,8 +97,10 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
   bool any_gpu = false;
   for (const VariantTiles &t : k.variant_tiles) any_gpu = any_gpu || t.gpu;
   if (any_gpu) {
+    // Which of the pipelines' own arguments are outputs (a per-sequence kernel's are inner_args).
+    const std::vector<ArgSpec> &called = k.inner_args.empty() ? k.args : k.inner_args;
     o << "static const unsigned char " << id << "_outputs[] = {";
-    for (size_t a = 0; a < n; ++a) o << (a ? ", " : "") << (k.args[a].is_output ? 1 : 0);
+    for (size_t a = 0; a < n; ++a) o << (a ? ", " : "") << (called[a].is_output ? 1 : 0);
     o << "};\n\n";
   }
   o << "static const attn_kernel_variant " << id << "_variants[] = {\n";

@@ -14,28 +14,47 @@ int arg_index(const std::vector<ArgSpec> &args, const std::string &name) {
   return -1;
 }
 
+// Whether any of the kernel's variants is a GPU one (its pipelines copy buffers to the device).
+bool runs_on_a_gpu(const KernelRecord &k) {
+  for (const VariantTiles &t : k.variant_tiles)
+    if (t.gpu) return true;
+  return false;
+}
+
 std::string buffer(const KernelRecord &k, const std::string &name) {
   return "buffers[" + std::to_string(arg_index(k.args, name)) + "]";
 }
 
-// A switch over the variants calling <id>_append_v<i> on four views.
+// A switch over the variants calling <id>_append_v<i> on four views (k_new, v_new, then the
+// cache's slots, its outputs: a GPU variant's come back to the host before the call returns).
 void write_append(std::ostringstream &o, const KernelRecord &k) {
+  if (runs_on_a_gpu(k)) o << "static const unsigned char " << k.id << "_append_outputs[] = {0, 0, 1, 1};\n\n";
   o << "static int " << k.id << "_append(attn_call_context *context, void **views, int32_t variant) {\n"
     << "  switch (variant) {\n";
-  for (size_t v = 0; v < k.targets.size(); ++v)
-    o << "    case " << v << ": return " << k.id << "_append_v" << v
-      << "(context, views[0], views[1], views[2], views[3]);\n";
+  for (size_t v = 0; v < k.targets.size(); ++v) {
+    const std::string call =
+        k.id + "_append_v" + std::to_string(v) + "(context, views[0], views[1], views[2], views[3])";
+    o << "    case " << v << ": return "
+      << (k.variant_tiles[v].gpu
+              ? "attn_device_finish(context, views, 4, " + k.id + "_append_outputs, " + call + ")"
+              : call)
+      << ";\n";
+  }
   o << "  }\n  attn_abi_record_error(context, \"no such variant\");\n  return -1;\n}\n\n";
 }
 
 // The views of the per-sequence attention pipeline's arguments, as C statements declaring
 // `inner`; `how` gives each argument's view (a statement filling view_<name>), or "" to pass the
-// call's own buffer.
+// call's own buffer. With a GPU variant, a copy of it instead: a GPU pipeline marks the buffers it
+// copied to the device clean, and the entry frees those copies after each sequence, so each
+// sequence takes the call's buffer afresh (host_dirty as the caller passed it).
 void write_inner(std::ostringstream &o, const KernelRecord &k,
                  const std::function<std::string(const std::string &)> &how) {
   std::string list;
   for (const ArgSpec &a : k.inner_args) {
-    const std::string statement = how(a.name);
+    std::string statement = how(a.name);
+    if (statement.empty() && runs_on_a_gpu(k))
+      statement = "attn_view_copy(&view_" + a.name + ", " + buffer(k, a.name) + ");";
     if (statement.empty()) {
       list += (list.empty() ? "" : ", ") + buffer(k, a.name);
       continue;

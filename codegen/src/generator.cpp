@@ -14,6 +14,7 @@
 #include "attnc/probs_output.h"
 #include "attnc/projection.h"
 #include "attnc/rope.h"
+#include "attnc/schedule_around_core_gpu.h"
 #include "attnc/schedule_cpu.h"
 #include "attnc/schedule_gpu.h"
 #include "attnc/split_keys_algorithm.h"
@@ -91,14 +92,6 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
           target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
       throw Halide::CompileError(std::string("attnc: dtype=") + attn::dtype_name(spec_.dtype) + " on " +
                                  named.to_string() + ": GPU targets (cuda, opencl) take dtype=f32 only");
-    }
-    if (gpu_ && (runs_per_sequence(spec_) || spec_.rope != attn::Rope::none))
-      throw Halide::CompileError("attnc: kv_cache, rope and layout=varlen run on CPU targets only");
-    if (gpu_ && spec_.probs) {
-      const Halide::Target named =
-          target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
-      throw Halide::CompileError("attnc: probs=true on " + named.to_string() +
-                                 ": the probs output has a CPU schedule only; build it for CPU targets");
     }
     // probs [B, H, Sq, Sk] is one matrix per batch element of one head size: per-sequence
     // kernels (a cache, varlen) and head groups have no such shape yet.
@@ -186,7 +179,11 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     if (spec_.lse) (*outputs_.at("lse")) = lse;
     if (!spec_.probs) return;
     ProbsFuncs probs = define_probs(in, spec_, lse);
-    schedule_probs_cpu(probs, tiles_.vector_width);
+    if (gpu_) {
+      schedule_probs_gpu(probs);
+    } else {
+      schedule_probs_cpu(probs, tiles_.vector_width);
+    }
     (*outputs_.at("probs")) = probs.probs;
   }
 
@@ -197,12 +194,17 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Func k = input_f32("k_new");
     if (spec_.rope != attn::Rope::none)
       k = rope_rotated(
-          k, spec_, [](Expr row, Expr) { return row; }, "k_new_rope");
+          k, spec_, [](Expr row, Expr) { return row; }, "k_new_rope", gpu_);
     Func k_slots("k_slots"), v_slots("v_slots");
     k_slots(d, g, p, b) = Halide::cast(storage_type(), k(d, g, p, b));
     v_slots(d, g, p, b) = input("v_new")(d, g, p, b);
-    k_slots.vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
-    v_slots.vectorize(d, lanes_dividing(spec_.head_dim_v, tiles_.vector_width));
+    if (gpu_) {
+      schedule_head_rows_gpu(k_slots);
+      schedule_head_rows_gpu(v_slots);
+    } else {
+      k_slots.vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
+      v_slots.vectorize(d, lanes_dividing(spec_.head_dim_v, tiles_.vector_width));
+    }
     (*outputs_.at("k_slots")) = k_slots;
     (*outputs_.at("v_slots")) = v_slots;
   }
@@ -229,15 +231,19 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     if (spec_.rope == attn::Rope::none || spec_.kv_cache != attn::KvCache::none) return;
     Func keys = rope_rotated(
-        in.k, spec_, [](Expr row, Expr) { return row; }, "k_rope");
+        in.k, spec_, [](Expr row, Expr) { return row; }, "k_rope", gpu_);
     Func rotated("k_rotated");
     Var d("d"), g("g"), j("j"), b("b"), jb("jb");
     rotated(d, g, j, b) = keys(d, g, j, b);
+    in.k = rotated;
+    if (gpu_) {
+      schedule_head_rows_gpu(rotated);
+      return;
+    }
     rotated.compute_root()
         .fuse(j, b, jb)
         .parallel(jb, 8, Halide::TailStrategy::GuardWithIf)
         .vectorize(d, lanes_dividing(spec_.head_dim, tiles_.vector_width));
-    in.k = rotated;
   }
 
   void generate_core() {
@@ -254,7 +260,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       const attn::Align align = spec_.align;
       in.q = rope_rotated(
           in.q, spec_, [=](Expr row, Expr) { return first_query_position(align, seq_k, seq_q) + row; },
-          "q_rope");
+          "q_rope", gpu_);
     }
     // bf16 pair products read q and k as stored; rotated values exist only in fp32, so rope and
     // paged specs take the fp32 path.

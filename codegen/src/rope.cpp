@@ -1,6 +1,8 @@
 // Rotary position embeddings: one rotation for q, the keys of a cache-less kernel and appended keys.
 #include "attnc/rope.h"
 
+#include "attnc/schedule_around_core_gpu.h"
+
 namespace attnc {
 
 using Halide::Expr;
@@ -8,7 +10,7 @@ using Halide::Func;
 using Halide::Var;
 
 Func rope_rotated(const Func &x, const attn::Spec &s, const std::function<Expr(Expr, Expr)> &position,
-                  const std::string &name) {
+                  const std::string &name, bool on_gpu) {
   const int half = s.rope_dim / 2;
   Var pair("pair"), pos("pos"), d("d"), head("head"), row("row"), b("b");
   // The angles in fp32 as docs/DSL.md writes them: inv_freq = theta^(-2i / rope_dim), then
@@ -18,7 +20,11 @@ Func rope_rotated(const Func &x, const attn::Spec &s, const std::function<Expr(E
       Halide::pow(Expr(s.rope_theta), Halide::cast<float>(-2 * pair) / static_cast<float>(s.rope_dim));
   const Expr angle = Halide::cast<float>(pos) * inv_freq;
   angles(pair, pos) = Halide::Tuple(Halide::cos(angle), Halide::sin(angle));
-  angles.compute_root();
+  if (on_gpu) {
+    schedule_table_gpu(angles);
+  } else {
+    angles.compute_root();
+  }
 
   const bool neox = s.rope == attn::Rope::neox;
   const Expr first = neox ? d < half : d % 2 == 0;  // the pair's first element: turned by -sin

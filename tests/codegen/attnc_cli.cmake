@@ -177,10 +177,10 @@ endif()
 expect_run(1 out err ${ATTNC} runtime --target=${target} -o "${WORK_DIR}/runtime/")
 expect_contains("${err}" "is a directory; expected a file name" "attnc runtime -o DIR/")
 
-# ---- probs=true on a GPU target: refused at generation, saying why -----------------------------
-expect_run(1 out err ${ATTNC} gen --spec "heads=2 head_dim=16 probs=true" --target x86-64-linux-opencl
-           -o "${WORK_DIR}/probs_gpu")
-expect_contains("${err}" "probs=true on x86-64-linux-opencl: the probs output has a CPU schedule only" "probs on a GPU")
+# ---- probs=true with a KV cache (on a GPU target): refused at generation, saying why ------------
+expect_run(1 out err ${ATTNC} gen --spec "heads=2 head_dim=16 kv_cache=contiguous probs=true"
+           --target x86-64-linux-opencl -o "${WORK_DIR}/probs_gpu")
+expect_contains("${err}" "probs=true does not combine with kv_cache" "probs with a cache")
 list_files("${WORK_DIR}/probs_gpu" left)
 if(left)
   message(FATAL_ERROR "a refused probs gen left files: ${left}")
