@@ -12,3 +12,26 @@ set(attnc_sequence_specs
 attn_add_kernels(attnc_sequence_kernels SPECS ${attnc_sequence_specs} TARGETS native)
 attnc_add_test(kernels_sequence_test LABEL sequence SOURCES sequence_test.cpp
   LIBS attnc_sequence_kernels attnc_kernel_test_support)
+# The same suite on the OpenCL variant (PoCL; label opencl): the cache append, the paged gather,
+# RoPE and the per-sequence calls on the GPU schedules. f32 specs only, as GPU variants take
+# dtype=f32 (SEQUENCE_F32_ONLY skips the others).
+if(ATTNC_GPU_TESTS)
+  set(attnc_sequence_f32_specs ${attnc_sequence_specs})
+  list(FILTER attnc_sequence_f32_specs EXCLUDE REGEX "dtype=")
+  attn_add_kernels(attnc_opencl_sequence_kernels SPECS ${attnc_sequence_f32_specs} TARGETS opencl)
+  attnc_add_test(kernels_opencl_sequence_test LABEL opencl SOURCES sequence_test.cpp
+    LIBS attnc_opencl_sequence_kernels attnc_kernel_test_support)
+  target_compile_definitions(kernels_opencl_sequence_test PRIVATE SEQUENCE_F32_ONLY=1)
+  # attn-run on the OpenCL variant of tests/runtime's cache kernel: the in-out cache comes back
+  # from the device into the caller's host tensors.
+  attnc_generated_test_library(attnc_runtime_opencl_cache_kernels opencl_cache_library opencl_cache_library
+    TARGET opencl SPECS "heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=neox")
+  set(runtime_dir ${PROJECT_SOURCE_DIR}/tests/runtime)
+  attnc_add_test(runtime_attn_run_opencl_cache_test LABEL opencl
+    SOURCES ${runtime_dir}/test_attn_run_cache.cpp ${PROJECT_SOURCE_DIR}/tools/attn_run/npy.cpp
+    LIBS attnc_runtime_headers attnc_reference)
+  target_include_directories(runtime_attn_run_opencl_cache_test PRIVATE ${PROJECT_SOURCE_DIR}/tools/attn_run)
+  target_compile_definitions(runtime_attn_run_opencl_cache_test PRIVATE
+    CACHE_LIB="${opencl_cache_library}" ATTN_RUN_PATH="$<TARGET_FILE:attn_run>")
+  add_dependencies(runtime_attn_run_opencl_cache_test attnc_runtime_opencl_cache_kernels_gen attn_run)
+endif()
