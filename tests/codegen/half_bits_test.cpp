@@ -1,6 +1,8 @@
 // f32_from_bits / bits_from_f32 (the GPU targets' f16 and bf16 conversions in integer operations)
 // against Halide's float16_t and bfloat16_t on the host: every 16-bit pattern one way, and edge
-// values plus a sweep of f32 bit patterns the other, NaN staying NaN.
+// values plus a sweep of f32 bit patterns the other, NaN staying NaN. Built twice: JIT-compiled
+// for the host (label codegen), and with HALF_BITS_OPENCL for an OpenCL device (label opencl,
+// PoCL here), where the GPU kernels run these conversions.
 #include <Halide.h>
 #include <doctest/doctest.h>
 
@@ -39,6 +41,26 @@ uint16_t reference_bits(float value, DType dtype) {
   return dtype == DType::f16 ? Halide::float16_t(value).to_bits() : Halide::bfloat16_t(value).to_bits();
 }
 
+// The target the conversions are JIT-compiled for, and each pipeline's schedule on it.
+Halide::Target jit_target() {
+#if defined(HALF_BITS_OPENCL)
+  return Halide::get_host_target().with_feature(Halide::Target::OpenCL);
+#else
+  return Halide::get_host_target();
+#endif
+}
+
+template <class T>
+Halide::Buffer<T> realize(Halide::Func f, const Halide::Var &i, int count) {
+#if defined(HALF_BITS_OPENCL)
+  Halide::Var block("block"), thread("thread");
+  f.gpu_tile(i, block, thread, 64, Halide::TailStrategy::GuardWithIf);
+#endif
+  Halide::Buffer<T> out = f.realize({count}, jit_target());
+  out.copy_to_host();
+  return out;
+}
+
 bool is_nan_bits(uint16_t bits, DType dtype) {
   return dtype == DType::f16 ? (bits & 0x7fff) > 0x7c00 : (bits & 0x7fff) > 0x7f80;
 }
@@ -49,7 +71,7 @@ void check_every_pattern(DType dtype) {
   Halide::Var i("i");
   Halide::Func f32("f32");
   f32(i) = attnc::f32_from_bits(in(i), dtype);
-  const Halide::Buffer<float> out = f32.realize({1 << 16});
+  const Halide::Buffer<float> out = realize<float>(f32, i, 1 << 16);
   int wrong = 0;
   for (int n = 0; n < (1 << 16); ++n) {
     const float expected = reference_f32(static_cast<uint16_t>(n), dtype);
@@ -87,7 +109,7 @@ void check_rounding(DType dtype) {
   Halide::Var i("i");
   Halide::Func bits("bits");
   bits(i) = attnc::bits_from_f32(in(i), dtype);
-  const Halide::Buffer<uint16_t> out = bits.realize({static_cast<int>(values.size())});
+  const Halide::Buffer<uint16_t> out = realize<uint16_t>(bits, i, static_cast<int>(values.size()));
   int wrong = 0;
   for (size_t n = 0; n < values.size(); ++n) {
     const uint16_t got = out(static_cast<int>(n));
