@@ -315,8 +315,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   }
 
   const Halide::FuncRef row_state = f.state(dv, i % query_tile, i / query_tile, h, b);
-  define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1], row_state[2], s.lse,
-                     in.to_out);
+  define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1], row_state[2], s.lse, in.to_out);
   return f;
 }
 

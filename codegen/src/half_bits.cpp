@@ -9,7 +9,9 @@ namespace {
 using Halide::Expr;
 using Halide::select;
 
-Expr u32(uint32_t n) { return Halide::Expr(n); }
+Expr u32(uint32_t n) {
+  return Halide::Expr(n);
+}
 
 // f16 bits (UInt(32), < 2^16) as f32 bits.
 Expr f32_bits_from_f16(const Expr &h) {
@@ -19,9 +21,9 @@ Expr f32_bits_from_f16(const Expr &h) {
   // as OpenCL C has no count_leading_zeros in Halide's code to normalize it by.
   const Expr subnormal =
       Halide::reinterpret(Halide::UInt(32), Halide::cast<float>(mantissa) * std::ldexp(1.0f, -24));
-  const Expr magnitude = select(exponent == u32(0x1f), u32(0x7f800000) | (mantissa << 13),  // inf, NaN
-                                exponent != u32(0), ((exponent + u32(112)) << 23) | (mantissa << 13),
-                                subnormal);
+  const Expr magnitude =
+      select(exponent == u32(0x1f), u32(0x7f800000) | (mantissa << 13),  // inf, NaN
+             exponent != u32(0), ((exponent + u32(112)) << 23) | (mantissa << 13), subnormal);
   return sign | magnitude;
 }
 
@@ -37,9 +39,10 @@ Expr f16_bits_from_f32(const Expr &u) {
   const Expr significand = (a & u32(0x7fffff)) | u32(0x800000);
   const Expr kept = significand >> shift, rest = significand & ((u32(1) << shift) - u32(1));
   const Expr half = u32(1) << (shift - u32(1));
-  const Expr subnormal = kept + select(rest > half || (rest == half && (kept & u32(1)) != u32(0)), u32(1), u32(0));
+  const Expr subnormal =
+      kept + select(rest > half || (rest == half && (kept & u32(1)) != u32(0)), u32(1), u32(0));
   const Expr magnitude = select(a > u32(0x7f800000), u32(0x7e00) | ((a >> 13) & u32(0x3ff)),  // NaN, quiet
-                                a >= u32(0x477ff000), u32(0x7c00),                             // inf
+                                a >= u32(0x477ff000), u32(0x7c00),                            // inf
                                 a >= u32(0x38800000), normal, subnormal);
   return sign | magnitude;
 }

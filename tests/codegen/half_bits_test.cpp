@@ -3,6 +3,8 @@
 // values plus a sweep of f32 bit patterns the other, NaN staying NaN. Built twice: JIT-compiled
 // for the host (label codegen), and with HALF_BITS_OPENCL for an OpenCL device (label opencl,
 // PoCL here), where the GPU kernels run these conversions.
+#include "attnc/half_bits.h"
+
 #include <Halide.h>
 #include <doctest/doctest.h>
 
@@ -12,8 +14,6 @@
 #include <limits>
 #include <random>
 #include <vector>
-
-#include "attnc/half_bits.h"
 
 namespace {
 
@@ -84,15 +84,18 @@ void check_every_pattern(DType dtype) {
 }
 
 void check_rounding(DType dtype) {
-  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.99f, 65520.0f, -65520.0f, 1e6f,
-                               std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-                               as_float(0x7f800001u),  // a signalling NaN: its payload is below bf16's
-                               std::ldexp(1.0f, -14), std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
-                               std::ldexp(1.5f, -25), std::ldexp(1.0f, -26), std::ldexp(3.0f, -25),
-                               std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min(),
-                               as_float(0x3f808000u), as_float(0x3f818000u), as_float(0x3f800fffu),
-                               as_float(0x3f801000u), as_float(0x3f803000u), as_float(0x7f7fffffu)};
+  // Edge values: zeros, f16's largest and the ties around it, infinities, NaNs (0x7f800001 a
+  // signalling one whose payload is below bf16's), f16's subnormal range and its ties, f32's
+  // extremes, and ties of bf16 and f16 around 1.
+  constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // clang-format off
+  std::vector<float> values = {
+      0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.99f, 65520.0f, -65520.0f, 1e6f, inf, -inf, nan, -nan,
+      as_float(0x7f800001u), std::ldexp(1.0f, -14), std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
+      std::ldexp(1.5f, -25), std::ldexp(1.0f, -26), std::ldexp(3.0f, -25), std::numeric_limits<float>::max(),
+      std::numeric_limits<float>::denorm_min(), as_float(0x3f808000u), as_float(0x3f818000u),
+      as_float(0x3f800fffu), as_float(0x3f801000u), as_float(0x3f803000u), as_float(0x7f7fffffu)};
+  // clang-format on
   // Every f32 bit pattern's neighbourhood of ties: random patterns, and those with the 13 or 16
   // bits below the kept ones set to exactly half.
   std::mt19937 rng(20);
@@ -129,10 +132,14 @@ TEST_CASE("f16 bits to f32: every pattern exact, subnormals, infinities and NaNs
   check_every_pattern(DType::f16);
 }
 
-TEST_CASE("bf16 bits to f32: every pattern exact") { check_every_pattern(DType::bf16); }
+TEST_CASE("bf16 bits to f32: every pattern exact") {
+  check_every_pattern(DType::bf16);
+}
 
 TEST_CASE("f32 to f16 bits: nearest, ties to even, overflow to inf, subnormals, NaN stays NaN") {
   check_rounding(DType::f16);
 }
 
-TEST_CASE("f32 to bf16 bits: nearest, ties to even, NaN stays NaN") { check_rounding(DType::bf16); }
+TEST_CASE("f32 to bf16 bits: nearest, ties to even, NaN stays NaN") {
+  check_rounding(DType::bf16);
+}

@@ -2,9 +2,8 @@
 // kernel runs its CPU variant, and a forced device is obeyed. Where a CUDA device is there (the
 // GPU machine of tools/gpu_check.sh), the same kernels run on it and match the reference; the f16
 // and bf16 ones by the low-precision pass rule (low_precision.h).
-#include <doctest/doctest.h>
-
 #include <dlfcn.h>
+#include <doctest/doctest.h>
 
 #include <random>
 #include <string>
@@ -20,8 +19,9 @@ constexpr const char *cuda_only = "heads=2 head_dim=32 mask=causal";
 constexpr const char *host_and_cuda = "heads=2 kv_heads=1 head_dim=16 mask=window(8,0)";
 
 // 16-bit storage, read and written as bits by the CUDA kernels.
-constexpr const char *cuda_16_bit[] = {"heads=2 kv_heads=1 head_dim=32 mask=causal&padding lse=true dtype=f16",
-                                       "d_model=32 heads=2 form=block proj_bias=true mask=causal dtype=bf16"};
+constexpr const char *cuda_16_bit[] = {
+    "heads=2 kv_heads=1 head_dim=32 mask=causal&padding lse=true dtype=f16",
+    "d_model=32 heads=2 form=block proj_bias=true mask=causal dtype=bf16"};
 
 bool cuda_driver_here() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
