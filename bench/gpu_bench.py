@@ -1,4 +1,7 @@
-"""attnc's CUDA kernels against PyTorch scaled_dot_product_attention on the same inputs (fp32).
+"""attnc's CUDA kernels against PyTorch scaled_dot_product_attention on the same inputs.
+
+fp32 rows, and bf16 / f16 rows (attnc's 16-bit storage, fp32 compute) against SDPA in the same
+dtype on the same rounded inputs.
 
 Run by tools/gpu_check.sh on a machine with an NVIDIA GPU, from the bundle it built elsewhere:
 attn-run times each kernel through the runtime with host tensors, so its times include copying
@@ -19,18 +22,32 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-# (name, batch, heads, kv_heads, seq_q, seq_k, head_dim, causal): the issue's shapes.
+# (name, batch, heads, kv_heads, seq_q, seq_k, head_dim, causal, dtype): the issue's shapes, and
+# a few of them in bf16 and f16 (tools/gpu_check.sh's bench_specs build the same kernels).
 CASES = [
-    ("prefill D64", 8, 16, 16, 4096, 4096, 64, False),
-    ("prefill D64 causal", 8, 16, 16, 4096, 4096, 64, True),
-    ("prefill D128", 8, 16, 16, 4096, 4096, 128, False),
-    ("prefill D128 causal", 8, 16, 16, 4096, 4096, 128, True),
-    ("decode", 64, 32, 8, 1, 8192, 128, False),
+    ("prefill D64", 8, 16, 16, 4096, 4096, 64, False, "f32"),
+    ("prefill D64 causal", 8, 16, 16, 4096, 4096, 64, True, "f32"),
+    ("prefill D128", 8, 16, 16, 4096, 4096, 128, False, "f32"),
+    ("prefill D128 causal", 8, 16, 16, 4096, 4096, 128, True, "f32"),
+    ("decode", 64, 32, 8, 1, 8192, 128, False, "f32"),
+    ("prefill D128 causal bf16", 8, 16, 16, 4096, 4096, 128, True, "bf16"),
+    ("prefill D128 causal f16", 8, 16, 16, 4096, 4096, 128, True, "f16"),
+    ("decode bf16", 64, 32, 8, 1, 8192, 128, False, "bf16"),
 ]
 
+TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
-def kernel_id(heads, kv_heads, head_dim, causal):
-    return f"attn_core_h{heads}_kv{kv_heads}_d{head_dim}_f32" + ("_causal" if causal else "")
+
+def kernel_id(heads, kv_heads, head_dim, causal, dtype):
+    return f"attn_core_h{heads}_kv{kv_heads}_d{head_dim}_{dtype}" + ("_causal" if causal else "")
+
+
+def load_out(path, dtype):
+    """attn-run's out.npy as float32: f16 as '<f2', bf16 as its '<u2' bit patterns."""
+    out = np.load(path)
+    if dtype == "bf16":
+        return (out.astype(np.uint32) << 16).view(np.float32)
+    return out.astype(np.float32)
 
 
 def cuda_ms(fn, warmup=3, runs=10):
@@ -56,11 +73,11 @@ def hbm_bandwidth():
     return 2 * src.numel() * 4 / (ms * 1e6)
 
 
-def host_copy_ms(host_arrays, out_shape):
-    """Pageable host -> device copies of the inputs and device -> host of the output."""
-    tensors = [torch.from_numpy(a) for a in host_arrays]
-    out = torch.empty(out_shape, dtype=torch.float32, device="cuda")
-    out_host = torch.empty(out_shape, dtype=torch.float32)
+def host_copy_ms(host_arrays, out_shape, dtype):
+    """Pageable host -> device copies of the inputs and device -> host of the output, in dtype."""
+    tensors = [torch.from_numpy(a).to(dtype) for a in host_arrays]
+    out = torch.empty(out_shape, dtype=dtype, device="cuda")
+    out_host = torch.empty(out_shape, dtype=dtype)
 
     def copies():
         for t in tensors:
@@ -80,7 +97,8 @@ def sdpa(q, k, v, causal, heads, kv_heads):
 
 
 def run_case(bundle, tmp, case, hbm):
-    name, b, h, kvh, sq, sk, d, causal = case
+    name, b, h, kvh, sq, sk, d, causal, dtype = case
+    torch_dtype = TORCH_DTYPES[dtype]
     rng = np.random.default_rng(0)
     q = rng.standard_normal((b, sq, h, d), dtype=np.float32)
     k = rng.standard_normal((b, sk, kvh, d), dtype=np.float32)
@@ -91,12 +109,12 @@ def run_case(bundle, tmp, case, hbm):
         np.save(paths[n], a)
     out_path = os.path.join(tmp, "out.npy")
     lib = os.path.join(bundle, "kernels", "gpu_bench.so")
-    kid = kernel_id(h, kvh, d, causal)
+    kid = kernel_id(h, kvh, d, causal, dtype)
     base = [os.path.join(bundle, "bin", "attn-run"), lib, "--kernel", kid] + [
         a for n in ("q", "k", "v") for a in ("--input", f"{n}={paths[n]}")]
     env = dict(os.environ, ATTN_DEVICE="cuda")
     result = {"case": name, "batch": b, "heads": h, "kv_heads": kvh, "seq_q": sq, "seq_k": sk,
-              "head_dim": d, "causal": causal, "kernel": kid}
+              "head_dim": d, "causal": causal, "dtype": dtype, "kernel": kid}
     check = subprocess.run(base + ["--output", f"out={out_path}"], capture_output=True, text=True, env=env)
     if check.returncode != 0:
         result["error"] = check.stderr.strip()[-500:]
@@ -109,7 +127,7 @@ def run_case(bundle, tmp, case, hbm):
     ours = json.loads(bench.stdout.strip().splitlines()[-1])
     result["attnc_variant"] = ours["variant"]
     result["attnc_call_ms"] = ours["median_ms"]
-    copy_ms = host_copy_ms([q, k, v], (b, sq, h, d))
+    copy_ms = host_copy_ms([q, k, v], (b, sq, h, d), torch_dtype)
     result["host_copies_ms"] = copy_ms
     kernel_ms = max(ours["median_ms"] - copy_ms, 1e-3)
     result["attnc_kernel_ms_est"] = kernel_ms
@@ -119,16 +137,20 @@ def run_case(bundle, tmp, case, hbm):
     qd, kd, vd = (torch.from_numpy(a).cuda() for a in (q, k, v))
     # Bottom-right causal alignment equals PyTorch's top-left one when Sq == Sk (the cases here).
     fn = sdpa(qd, kd, vd, causal, h, kvh)
-    expected = fn().transpose(1, 2).float().cpu().numpy()
-    got = np.load(out_path)
+    # SDPA in the case's dtype, on the inputs rounded as attn-run rounds them (nearest even).
+    same = fn if dtype == "f32" else sdpa(*(x.to(torch_dtype) for x in (qd, kd, vd)), causal, h, kvh)
+    expected = same().transpose(1, 2).float().cpu().numpy()
+    got = load_out(out_path, dtype)
     result["max_abs_diff_vs_sdpa"] = float(np.abs(got - expected).max())
     result["sdpa_fp32_ms"] = cuda_ms(fn)
     result["speedup_vs_sdpa_fp32"] = result["sdpa_fp32_ms"] / kernel_ms
+    result["sdpa_same_dtype_ms"] = result["sdpa_fp32_ms"] if dtype == "f32" else cuda_ms(same)
+    result["speedup_vs_sdpa_same_dtype"] = result["sdpa_same_dtype_ms"] / kernel_ms
     for dtype in (torch.bfloat16, torch.float16):
         low = sdpa(*(x.to(dtype) for x in (qd, kd, vd)), causal, h, kvh)
         result[f"sdpa_{str(dtype).split('.')[-1]}_ms"] = cuda_ms(low)
     if sq == 1:
-        read_bytes = (k.nbytes + v.nbytes)
+        read_bytes = (k.nbytes + v.nbytes) * torch.empty((), dtype=torch_dtype).element_size() // 4
         result["attnc_read_gbs_est"] = read_bytes / (kernel_ms * 1e6)
         result["fraction_of_hbm_copy"] = result["attnc_read_gbs_est"] / hbm
     return result
@@ -138,19 +160,22 @@ def markdown(results, hbm, device):
     lines = [f"# attnc CUDA vs PyTorch SDPA ({device})", "",
              f"HBM copy bandwidth in this run: {hbm:.0f} GB/s. attnc times are attn-run calls with host tensors "
              "minus PyTorch's time for the same host<->device copies (an estimate; the call itself is listed).", "",
-             "| case | attnc call ms | copies ms | attnc kernel ms (est.) | SDPA fp32 ms | SDPA/attnc | SDPA bf16 ms | "
-             "SDPA f16 ms | max diff | note |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "SDPA/attnc compares SDPA in the row's dtype (attnc's bf16 and f16 rows store 16 bits and "
+             "compute in fp32; max diff is against SDPA in the same dtype).", "",
+             "| case | dtype | attnc call ms | copies ms | attnc kernel ms (est.) | SDPA same dtype ms | SDPA/attnc | "
+             "SDPA fp32 ms | SDPA bf16 ms | SDPA f16 ms | max diff | note |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         if "error" in r:
-            lines.append(f"| {r['case']} | error | | | | | | | | {r['error'][:120]} |")
+            lines.append(f"| {r['case']} | {r['dtype']} | error | | | | | | | | | {r['error'][:120]} |")
             continue
         note = "" if r["estimate_reliable"] else "copies are most of the call: estimate unreliable; "
         if "fraction_of_hbm_copy" in r:
             note += f"{r['attnc_read_gbs_est']:.0f} GB/s read, {100 * r['fraction_of_hbm_copy']:.1f}% of the copy"
         lines.append(
-            f"| {r['case']} | {r['attnc_call_ms']:.2f} | {r['host_copies_ms']:.2f} | {r['attnc_kernel_ms_est']:.2f} | "
-            f"{r['sdpa_fp32_ms']:.2f} | {r['speedup_vs_sdpa_fp32']:.3f} | {r['sdpa_bfloat16_ms']:.2f} | "
+            f"| {r['case']} | {r['dtype']} | {r['attnc_call_ms']:.2f} | {r['host_copies_ms']:.2f} | "
+            f"{r['attnc_kernel_ms_est']:.2f} | {r['sdpa_same_dtype_ms']:.2f} | {r['speedup_vs_sdpa_same_dtype']:.3f} | "
+            f"{r['sdpa_fp32_ms']:.2f} | {r['sdpa_bfloat16_ms']:.2f} | "
             f"{r['sdpa_float16_ms']:.2f} | {r['max_abs_diff_vs_sdpa']:.2e} | {note} |")
     return "\n".join(lines) + "\n"
 

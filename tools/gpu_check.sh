@@ -17,13 +17,17 @@ bundle="$root/gpu_bundle"
 mode=${1:-}
 
 # The benchmark kernels (issue 23): prefill B8 H16 S4096 D64 / D128, causal or not; decode
-# H32 KVH8 D128 (Sq = 1, Sk = 8192). Batch and lengths are run-time values.
+# H32 KVH8 D128 (Sq = 1, Sk = 8192); causal D128 prefill in bf16 and f16 and decode in bf16 (against
+# SDPA in the same dtype). Batch and lengths are run-time values. bench/gpu_bench.py's CASES run them.
 bench_specs=(
   "heads=16 head_dim=64 mask=none"
   "heads=16 head_dim=64 mask=causal"
   "heads=16 head_dim=128 mask=none"
   "heads=16 head_dim=128 mask=causal"
   "heads=32 kv_heads=8 head_dim=128 mask=none"
+  "heads=16 head_dim=128 mask=causal dtype=bf16"
+  "heads=16 head_dim=128 mask=causal dtype=f16"
+  "heads=32 kv_heads=8 head_dim=128 mask=none dtype=bf16"
 )
 sweep_tests=(kernels_cuda_core_sweep_test kernels_cuda_block_sweep_test kernels_cuda_masked_rows_test
              kernels_cuda_device_test)

@@ -102,13 +102,14 @@ std::vector<PvKeyInterval> pair_intervals(const std::vector<PvKeyInterval> &inte
 }
 
 void define_core_output(Func out, const std::vector<Halide::Var> &args, const Expr &max, const Expr &sum,
-                        const Expr &total, bool lse, const Halide::Type &out_type) {
+                        const Expr &total, bool lse,
+                        const std::function<Halide::Expr(const Halide::Expr &)> &to_out) {
   // A non-finite max: max - max is NaN (strict, or LLVM folds it to 0), as exp(logit - max) is
   // for every key in the reference. A NaN or inf that a kept value carries is in total already.
   const Expr finite = Halide::is_finite(max);
   const Expr nan = Halide::strict_float(max - max);
-  const Expr normalized =
-      Halide::cast(out_type, Halide::select(finite, Halide::select(sum > 0.0f, total / sum, 0.0f), nan));
+  const Expr value = Halide::select(finite, Halide::select(sum > 0.0f, total / sum, 0.0f), nan);
+  const Expr normalized = to_out ? to_out(value) : value;
   if (!lse) {
     out(args) = normalized;
     return;
@@ -314,8 +315,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   }
 
   const Halide::FuncRef row_state = f.state(dv, i % query_tile, i / query_tile, h, b);
-  define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1], row_state[2], s.lse,
-                     in.out_type);
+  define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1], row_state[2], s.lse, in.to_out);
   return f;
 }
 

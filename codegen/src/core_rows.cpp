@@ -187,7 +187,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
 
   const Expr r = i % query_tile, t = i / query_tile;
   define_core_output(f.out, {dv, h, i, b}, f.row_max(r, t, h, b), f.row_sum(r, t, h, b),
-                     f.row_pv(dv, r % pv_rows, r / pv_rows, t, h, b), s.lse, in.out_type);
+                     f.row_pv(dv, r % pv_rows, r / pv_rows, t, h, b), s.lse, in.to_out);
   return f;
 }
 

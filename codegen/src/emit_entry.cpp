@@ -103,6 +103,14 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     for (size_t a = 0; a < n; ++a) o << (a ? ", " : "") << (called[a].is_output ? 1 : 0);
     o << "};\n\n";
   }
+  // GPU variants of f16/bf16 kernels declare those tensors as their bits (uint16, half_bits.h).
+  const bool gpu_bits = any_gpu && k.spec.dtype != attn::DType::f32;
+  if (gpu_bits) {
+    o << "static const unsigned char " << id << "_bits[] = {";
+    for (size_t a = 0; a < n; ++a)
+      o << (a ? ", " : "") << (k.args[a].dtype == "f16" || k.args[a].dtype == "bf16");
+    o << "};\n\n";
+  }
   o << "static const attn_kernel_variant " << id << "_variants[] = {\n";
   for (size_t v = 0; v < k.targets.size(); ++v)
     o << "    {" << c_string(k.targets[v]) << ", " << c_string(k.variant_cpu_features[v]) << "},\n";
@@ -129,6 +137,23 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
         call(o, function, n);
         o << ");\n";
       };
+      if (gpu_bits) {
+        // The caller's type code comes back after the call: float (2) for f16, bfloat (4) for bf16.
+        const int code = k.spec.dtype == attn::DType::bf16 ? 4 : 2;
+        o << "      {\n        int status;\n        attn_retype(buffers, " << n << ", " << id
+          << "_bits, 1);\n";
+        if (split) {
+          o << "        if (split_keys) status = ";
+          finish(id + "_split_keys" + suffix);
+          o << "        else status = ";
+        } else {
+          o << "        status = ";
+        }
+        finish(id + suffix);
+        o << "        attn_retype(buffers, " << n << ", " << id << "_bits, " << code << ");\n"
+          << "        return status;\n      }\n";
+        continue;
+      }
       if (split) {
         o << "      if (split_keys) return ";
         finish(id + "_split_keys" + suffix);
@@ -228,6 +253,15 @@ void write_device_support(std::ostringstream &o) {
     << "    if (status == 0) status = freed;\n"
     << "  }\n"
     << "  return status;\n"
+    << "}\n\n"
+    << "/* GPU variants of f16/bf16 kernels take those tensors as uint16 bits: their buffers' type code\n"
+    << " * (halide_type_t's first byte) is set to uint (1) for the call, then back to the caller's. */\n"
+    << "__attribute__((unused)) static void attn_retype(void **buffers, int count,\n"
+    << "                                                const unsigned char *bits, unsigned char code) {\n"
+    << "  for (int i = 0; i < count; ++i) {\n"
+    << "    struct attn_halide_buffer_view *view = (struct attn_halide_buffer_view *)buffers[i];\n"
+    << "    if (bits[i]) ((unsigned char *)&view->type)[0] = code;\n"
+    << "  }\n"
     << "}\n\n";
 }
 

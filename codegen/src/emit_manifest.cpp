@@ -8,6 +8,7 @@
 #include "attn/validate.h"
 #include "attnc/core_algorithm.h"
 #include "attnc/emit.h"
+#include "attnc/schedule_gpu.h"
 #include "attnc/tile_config.h"
 
 #ifndef ATTNC_VERSION
@@ -47,6 +48,10 @@ std::string compute_path(const std::string &spec_text, const std::string &target
   if (!parsed.ok) return "unknown";
   const attn::Spec spec = attn::resolve(parsed.spec);
   const Halide::Target target(target_text);
+  if (spec.dtype != attn::DType::f32 && runs_on_gpu(target))
+    return std::string(attn::dtype_name(spec.dtype)) +
+           " read and written as bits, converted to and from fp32 by integer operations in the GPU "
+           "kernels, fp32 arithmetic";
   switch (spec.dtype) {
     case attn::DType::f16:
       if (target.arch == Halide::Target::ARM) return "f16 converted to fp32 (fcvtl), fp32 arithmetic";

@@ -11,6 +11,7 @@
 #include "attnc/arguments.h"
 #include "attnc/core_algorithm.h"
 #include "attnc/core_rows.h"
+#include "attnc/half_bits.h"
 #include "attnc/probs_output.h"
 #include "attnc/projection.h"
 #include "attnc/rope.h"
@@ -50,9 +51,11 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     spec_ = attn::resolve(parsed.spec);
     const std::vector<ArgSpec> args =
         runs_per_sequence(spec_) ? sequence_pipeline_args(spec_, role) : kernel_arguments(spec_);
+    // GPU targets take f16 and bf16 tensors as their bits (half_bits.h); the entry passes them so.
+    const bool bits = runs_on_gpu(get_target());
     for (const ArgSpec &arg : args) {
       const int rank = static_cast<int>(arg.dims.size());
-      const Halide::Type type = halide_type(arg.dtype);
+      const Halide::Type type = halide_type(arg.dtype, bits);
       if (arg.is_output) {
         outputs_[arg.name] = add_output<Buffer<>>(arg.name, type, rank);
       } else {
@@ -85,14 +88,6 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     tiles_.pack_head_rows = std::string(core_path) == "packed";
     gpu_ = runs_on_gpu(target);
     gpu_tiles_ = gpu_tiles(spec_);
-    // f16 needs OpenCL's cl_khr_fp16 (PoCL lacks it) and bf16 crashed LLVM's PTX lowering in
-    // Halide 21: until the GPU path converts their bits itself, it takes f32 storage only.
-    if (gpu_ && spec_.dtype != attn::DType::f32) {
-      const Halide::Target named =
-          target.without_feature(Halide::Target::NoRuntime).without_feature(Halide::Target::UserContext);
-      throw Halide::CompileError(std::string("attnc: dtype=") + attn::dtype_name(spec_.dtype) + " on " +
-                                 named.to_string() + ": GPU targets (cuda, opencl) take dtype=f32 only");
-    }
     // probs [B, H, Sq, Sk] is one matrix per batch element of one head size: per-sequence
     // kernels (a cache, varlen) and head groups have no such shape yet.
     if (spec_.probs && (runs_per_sequence(spec_) || spec_.group_count != 0))
@@ -108,20 +103,26 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   }
 
  private:
-  static Halide::Type halide_type(const std::string &dtype) {
+  // bits: f16 and bf16 as UInt(16), their bits (GPU targets).
+  static Halide::Type halide_type(const std::string &dtype, bool bits) {
     if (dtype == "i32") return Halide::Int(32);
     if (dtype == "u8") return Halide::UInt(8);
-    if (dtype == "f16") return Halide::Float(16);
-    if (dtype == "bf16") return Halide::BFloat(16);
+    if (dtype == "f16") return bits ? Halide::UInt(16) : Halide::Float(16);
+    if (dtype == "bf16") return bits ? Halide::UInt(16) : Halide::BFloat(16);
     return Halide::Float(32);
   }
   // The spec's storage type: q/k/v/x, weights, biases and out.
-  Halide::Type storage_type() const { return halide_type(attn::dtype_name(spec_.dtype)); }
+  Halide::Type storage_type() const { return halide_type(attn::dtype_name(spec_.dtype), gpu_); }
+  // An f32 value as stored: rounded to nearest even, by integer operations on GPU targets.
+  Halide::Expr to_storage(const Halide::Expr &value) const {
+    if (gpu_ && spec_.dtype != attn::DType::f32) return bits_from_f32(value, spec_.dtype);
+    return Halide::cast(storage_type(), value);
+  }
 
   // bf16 q, k and v multiplied in pairs (vdpbf16ps) by the whole-row core; every other
   // pipeline and dtype converts to fp32 first.
   bool uses_bf16_dot_products() const {
-    return spec_.dtype == attn::DType::bf16 && bf16_dot_products(get_target());
+    return spec_.dtype == attn::DType::bf16 && !gpu_ && bf16_dot_products(get_target());
   }
 
   // The bf16 input itself where the target multiplies bf16 pairs, else undefined.
@@ -130,12 +131,17 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   Func input(const std::string &name) { return Func(*inputs_.at(name)); }
   Func optional_input(const std::string &name) { return inputs_.count(name) ? input(name) : Func(); }
   // A float input as f32 (inline: converted where it is read). f16 converts with F16C where
-  // the target has it, bf16 by a shift; every computation after that is fp32.
+  // the target has it, bf16 by a shift, and on GPU targets both from their bits (half_bits.h);
+  // every computation after that is fp32.
   Func input_f32(const std::string &name) {
     Func in = input(name);
     if (in.type() == Halide::Float(32)) return in;
     Func converted(name + "_f32");
-    converted(Halide::_) = Halide::cast<float>(in(Halide::_));
+    if (in.type() == Halide::UInt(16)) {
+      converted(Halide::_) = f32_from_bits(in(Halide::_), spec_.dtype);
+    } else {
+      converted(Halide::_) = Halide::cast<float>(in(Halide::_));
+    }
     return converted;
   }
 
@@ -196,7 +202,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       k = rope_rotated(
           k, spec_, [](Expr row, Expr) { return row; }, "k_new_rope", gpu_);
     Func k_slots("k_slots"), v_slots("v_slots");
-    k_slots(d, g, p, b) = Halide::cast(storage_type(), k(d, g, p, b));
+    k_slots(d, g, p, b) = to_storage(k(d, g, p, b));
     v_slots(d, g, p, b) = input("v_new")(d, g, p, b);
     if (gpu_) {
       schedule_head_rows_gpu(k_slots);
@@ -251,7 +257,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     CoreInputs in{input_f32("q"), paged ? Func() : input_f32("k"), paged ? Func() : input_f32("v"),
                   (*inputs_.at("q")).dim(2).extent(), paged ? Expr() : (*inputs_.at("k")).dim(2).extent()};
     add_mask_inputs(in);
-    in.out_type = storage_type();
+    in.to_out = [this](const Expr &value) { return to_storage(value); };
     if (runs_per_sequence(spec_) || spec_.rope != attn::Rope::none) sequence_inputs(in);
     if (spec_.rope != attn::Rope::none) {
       // Query row i sits at the mask's position of the row (bottom-right: Sk - Sq + i, which is
@@ -457,6 +463,10 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Func copy(name + "_f32_copy");
     Var c("c"), token("token"), batch("batch"), rows("rows");
     copy(c, token, batch) = x(c, token, batch);
+    if (gpu_) {
+      schedule_elementwise_gpu(copy, c, token, batch);
+      return copy;
+    }
     copy.compute_root()
         .fuse(token, batch, rows)
         .parallel(rows)
@@ -534,7 +544,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     // straight into the output buffer (run-time strides) kept the sums in memory, not registers
     // (out_proj 76 ms against 102 ms for the 3x larger qkv projection, one thread, S=1024).
     Func result("block_out");
-    result(j, i, b) = Halide::cast(storage_type(), out_proj.y(j, i, b));
+    result(j, i, b) = to_storage(out_proj.y(j, i, b));
     if (gpu_) {
       schedule_elementwise_gpu(result, j, i, b);
     } else {

@@ -120,7 +120,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.with_lse = s.lse;
   f.out = Func("attention");
   define_core_output(f.out, {dv, h, i, b}, f.total_max(i, h, b), f.combined(dv, i, h, b)[0],
-                     f.combined(dv, i, h, b)[1], s.lse, in.out_type);
+                     f.combined(dv, i, h, b)[1], s.lse, in.to_out);
   return f;
 }
 

@@ -6,7 +6,6 @@
 #include <iterator>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace attnc::test {
@@ -34,23 +33,12 @@ inline constexpr const char *cross_attention_specs[] = {
     "d_model=32 heads=2 form=block qkv=fused proj_bias=true dtype=bf16 mask=padding cross=true",
 };
 
-// Whether the suite's kernel library holds the spec: the OpenCL build (API_GAPS_F32_ONLY) leaves
-// out the specs with a dtype (GPU variants take dtype=f32 only).
-inline bool in_library(std::string_view spec_text) {
-#if defined(API_GAPS_F32_ONLY)
-  return spec_text.find("dtype=") == std::string_view::npos;
-#else
-  (void)spec_text;
-  return true;
-#endif
-}
-
 // The sizes a suite runs: all of them, or in the OpenCL build the first two (every case runs the
 // GPU block core there, and PoCL compiles its kernels anew for new sizes: with a cold kernel cache
 // both suites took 110 s with every size, 25 s with two, on the shared 2-core machine).
 template <class T, size_t N>
 std::span<const T> sizes_to_run(const T (&all)[N]) {
-#if defined(API_GAPS_F32_ONLY)
+#if defined(API_GAPS_GPU)
   return std::span<const T>(all, N < 2 ? N : 2);
 #else
   return std::span<const T>(all, N);
@@ -60,10 +48,8 @@ std::span<const T> sizes_to_run(const T (&all)[N]) {
 // Every spec of the suites' kernel library.
 inline std::vector<std::string> api_gaps_specs() {
   std::vector<std::string> all;
-  for (const char *text : runtime_scale_specs)
-    if (in_library(text)) all.push_back(text);
-  for (const char *text : cross_attention_specs)
-    if (in_library(text)) all.push_back(text);
+  for (const char *text : runtime_scale_specs) all.push_back(text);
+  for (const char *text : cross_attention_specs) all.push_back(text);
   return all;
 }
 

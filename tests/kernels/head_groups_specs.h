@@ -20,8 +20,8 @@ inline constexpr const char *head_groups_specs[] = {
     "form=block d_model=96 head_groups=4x128/2+8x64 qkv=fused mask=padding lse=true dtype=f16",
 };
 
-// The GPU variant's share (GPU targets take dtype=f32 only; PoCL is slow, so two): the seed's
-// layer first, as above.
+// The GPU variant's share (PoCL is slow, so two, f32: the low-precision suite runs f16/bf16 on
+// OpenCL): the seed's layer first, as above.
 inline constexpr const char *head_groups_gpu_specs[] = {
     "form=block d_model=96 head_groups=4x128+8x64 mask=causal lse=true",
     "form=block d_model=96 head_groups=4x128/2+8x64/4 qkv=fused proj_bias=true mask=causal&padding lse=true",

@@ -3,6 +3,7 @@
 
 #include <Halide.h>
 
+#include <functional>
 #include <vector>
 
 #include "attn/spec.h"
@@ -20,7 +21,9 @@ struct CoreInputs {
   Halide::Func alibi_slopes, score_bias;
   // The run-time scale (runtime_scale): scale(), no dims, f32; undefined: the spec's constant.
   Halide::Func scale;
-  Halide::Type out_type = Halide::Float(32);  // the type of out (the spec's dtype); lse stays f32
+  // out as stored, from its f32 value: rounded to the spec's dtype (to nearest even); unset, f32.
+  // lse stays f32.
+  std::function<Halide::Expr(const Halide::Expr &)> to_out;
   // bf16 specs on targets with bf16 dot products (bf16_dot_products): q, k, v as stored, for the
   // cores that multiply them in pairs (vdpbf16ps); undefined otherwise.
   Halide::Func q_bf16, k_bf16, v_bf16;
@@ -99,10 +102,10 @@ KeySpan pv_group_hull(const attn::Spec &resolved, const Halide::Expr &group_firs
 // out(dv, h, i, b) from a query row's max, sum of exps and unnormalized P.V: total / sum, and
 // with lse a Tuple {out, lse}. A row with no kept key (sum 0) gives zeros, never NaN; its lse is
 // -inf. A row whose max is not finite (a kept logit was NaN or +inf: sticky_max) gives NaN.
-// out is rounded to out_type (to nearest even) as it is stored.
+// out is stored through to_out (CoreInputs::to_out; unset: f32).
 void define_core_output(Halide::Func out, const std::vector<Halide::Var> &args, const Halide::Expr &max,
                         const Halide::Expr &sum, const Halide::Expr &total, bool lse,
-                        const Halide::Type &out_type);
+                        const std::function<Halide::Expr(const Halide::Expr &)> &to_out);
 
 // max(running, x) that turns NaN when x is NaN and then stays NaN (Halide's max, a compare and a
 // select under fast-math, drops a NaN x and forgets a NaN running max at the next key). The

@@ -1,14 +1,15 @@
 // The CUDA variant without a CUDA device: a GPU-only kernel says what is missing, a host+CUDA
 // kernel runs its CPU variant, and a forced device is obeyed. Where a CUDA device is there (the
-// GPU machine of tools/gpu_check.sh), the same kernels run on it and match the reference.
-#include <doctest/doctest.h>
-
+// GPU machine of tools/gpu_check.sh), the same kernels run on it and match the reference; the f16
+// and bf16 ones by the low-precision pass rule (low_precision.h).
 #include <dlfcn.h>
+#include <doctest/doctest.h>
 
 #include <random>
 #include <string>
 
 #include "kernel_test_support.h"
+#include "low_precision.h"
 
 namespace {
 
@@ -21,6 +22,11 @@ constexpr const char *cuda_sequence_specs[] = {
     "heads=4 kv_heads=2 head_dim=32 kv_cache=paged(16) rope=neox mask=causal",
     "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true",
     "heads=2 head_dim=16 mask=causal&padding probs=true"};
+
+// 16-bit storage, read and written as bits by the CUDA kernels.
+constexpr const char *cuda_16_bit[] = {
+    "heads=2 kv_heads=1 head_dim=32 mask=causal&padding lse=true dtype=f16",
+    "d_model=32 heads=2 form=block proj_bias=true mask=causal dtype=bf16"};
 
 bool cuda_driver_here() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -110,6 +116,24 @@ TEST_CASE("a CUDA device, where there is one, runs both kernels") {
   CHECK(run_small(host_and_cuda) == ATTN_OK);
   CHECK(std::string(attn_kernel_selected_target(find_kernel(parse(host_and_cuda)))).find("cuda") !=
         std::string::npos);
+}
+
+TEST_CASE("f16 and bf16 CUDA kernels: no device here, ATTN_ERR_NO_DEVICE; on a CUDA device, the pass rule") {
+  AutoDevice reset;
+  for (const char *text : cuda_16_bit) {
+    CAPTURE(text);
+    const attn::Spec spec = parse(text);
+    const attn_kernel *kernel = find_kernel(spec);
+    REQUIRE(kernel != nullptr);
+    std::mt19937 rng(11);
+    Call call = make_call(spec, 2, 37, 41, true, rng);
+    add_runtime_inputs(spec, call, 2, 37, 41, true, MaskShape::sq_sk, rng);
+    if (cuda_driver_here()) {
+      check_low_precision(spec, run_low_precision(spec, kernel, call));
+    } else {
+      CHECK(storage_call(spec, call).run(kernel) == ATTN_ERR_NO_DEVICE);
+    }
+  }
 }
 
 }  // namespace
