@@ -1,13 +1,16 @@
 // The CUDA variant without a CUDA device: a GPU-only kernel says what is missing, a host+CUDA
-// kernel runs its CPU variant, and a forced device is obeyed. Where a CUDA device is there (the
-// GPU machine of tools/gpu_check.sh), the same kernels run on it and match the reference.
-#include <doctest/doctest.h>
-
+// kernel runs its CPU variant, and a forced device is obeyed; CUDA device tensors need the device.
+// Where a CUDA device is there (the GPU machine of tools/gpu_check.sh), the same kernels run on it
+// and match the reference, with host tensors and with device memory of the primary context, on the
+// legacy stream and on an application stream.
 #include <dlfcn.h>
+#include <doctest/doctest.h>
 
 #include <random>
 #include <string>
 
+#include "cuda_app.h"
+#include "device_call.h"
 #include "kernel_test_support.h"
 
 namespace {
@@ -95,6 +98,47 @@ TEST_CASE("a CUDA device, where there is one, runs both kernels") {
   CHECK(run_small(host_and_cuda) == ATTN_OK);
   CHECK(std::string(attn_kernel_selected_target(find_kernel(parse(host_and_cuda)))).find("cuda") !=
         std::string::npos);
+}
+
+TEST_CASE("CUDA device tensors need a CUDA device, and run in place where there is one") {
+  AutoDevice reset;
+  struct Contexts {
+    ~Contexts() { attn_set_cuda_context(nullptr, nullptr); }
+  } contexts;
+  int stream_marker = 0;
+  CHECK(attn_set_cuda_context(nullptr, &stream_marker) == ATTN_ERR_INVALID_ARGUMENT);
+  CudaApp app;
+  for (const char *spec_text : {cuda_only, host_and_cuda}) {
+    CAPTURE(spec_text);
+    const attn::Spec spec = parse(spec_text);
+    const attn_kernel *kernel = find_kernel(spec);
+    REQUIRE(kernel != nullptr);
+    std::mt19937 rng(9);
+    Call call = make_core_call(spec, 2, 37, 41, true, rng);
+    if (!app.ok()) {
+      // Without a device the handles are never touched: any non-null value is refused first.
+      std::vector<attn_arg> args;
+      for (auto &[name, t] : call.tensors) args.push_back({name.c_str(), t.c_tensor()});
+      args[0].tensor.memory = ATTN_CUDA_DEVICE;
+      CHECK(attn_run(kernel, args.data(), static_cast<int>(args.size())) == ATTN_ERR_NO_DEVICE);
+      CHECK_MESSAGE(last_error().find("the call passes CUDA device pointers") != std::string::npos,
+                    last_error());
+      CHECK(call.tensors.at("out").all_padding());
+      continue;
+    }
+    for (bool on_stream : {false, true}) {
+      CAPTURE(on_stream);
+      Call device = make_core_call(spec, 2, 37, 41, true, rng);
+      if (on_stream) REQUIRE(attn_set_cuda_context(app.context(), app.stream()) == ATTN_OK);
+      DeviceCall<CudaApp> run{app, device, ATTN_CUDA_DEVICE};
+      const attn_status status = run.run(kernel, {"q", "k", "v", "out"});
+      INFO(last_error());
+      REQUIRE(status == ATTN_OK);
+      const Comparison result = compare(device.tensors.at("out"), expected_result(spec, device));
+      CAPTURE(result);
+      CHECK(result.pass());
+    }
+  }
 }
 
 }  // namespace
