@@ -111,28 +111,23 @@ void write_cuda_hooks(std::ostringstream &o, const std::string &basename) {
 
 // OpenCL: Halide 21 has no handler setters, so the entry defines halide_acquire_cl_context and
 // halide_release_cl_context over the runtime's weak ones: strong in a shared library (one entry),
-// weak where entries link statically (the first linked wins; all are this code). Calls hand the
-// context and queue the runtime chose (attn/kernel_abi.h); calls without one (the allocation
-// pool's release) get the last seen. Like Halide's own, a spin lock holds from acquire to release.
+// weak where entries link statically (the first linked wins; all are this code). A call hands the
+// context and queue the runtime chose (attn/kernel_abi.h); a call without one (Halide's release at
+// exit) gets none, so it never touches a context the application may have released by then. Like
+// Halide's own, a spin lock holds from acquire to release.
 void write_opencl_hooks(std::ostringstream &o) {
   o << "extern const void *halide_opencl_device_interface(void);\n"
     << "#if defined(ATTN_LIBRARY_TABLE)\n#define ATTN_CL_HOOK\n#else\n"
     << "#define ATTN_CL_HOOK __attribute__((weak))\n#endif\n"
     << "static volatile char attn_cl_lock;\n"
-    << "static void *volatile attn_cl_last_context;\n"
-    << "static void *volatile attn_cl_last_queue;\n"
     << "ATTN_CL_HOOK int halide_acquire_cl_context(void *user_context, void **context, void **queue,\n"
     << "                                            _Bool create) {\n"
     << "  (void)create;\n"
     << "  const attn_call_context *call = (const attn_call_context *)user_context;\n"
     << "  while (__atomic_test_and_set(&attn_cl_lock, __ATOMIC_ACQUIRE)) {\n  }\n"
-    << "  if (call != 0 && call->opencl_context != 0) {\n"
-    << "    attn_cl_last_context = call->opencl_context;\n"
-    << "    attn_cl_last_queue = call->opencl_queue;\n"
-    << "  }\n"
-    << "  *context = attn_cl_last_context;\n"
-    << "  *queue = attn_cl_last_queue;\n"
-    << "  return 0; /* none yet: Halide reports the null context (and still releases) */\n"
+    << "  *context = call != 0 ? call->opencl_context : 0;\n"
+    << "  *queue = call != 0 ? call->opencl_queue : 0;\n"
+    << "  return 0; /* none: Halide reports a null context where it needs one (and still releases) */\n"
     << "}\n"
     << "ATTN_CL_HOOK int halide_release_cl_context(void *user_context) {\n"
     << "  (void)user_context;\n"

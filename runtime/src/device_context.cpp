@@ -127,6 +127,29 @@ struct DefaultOpenCl {
   ClQueue queue = nullptr;
   std::string failure;
 };
+DefaultOpenCl &default_opencl() {
+  static DefaultOpenCl d;
+  return d;
+}
+
+// Halide 21's OpenCL runtime builds each kernel's program once, in the context of its first call,
+// and uses it in every later one: so all OpenCL calls of a process run in one context, the first.
+std::mutex first_lock;
+ClContext first_opencl_context = nullptr;
+
+attn_status check_first_opencl_context(ClContext context, bool record) {
+  std::lock_guard<std::mutex> hold(first_lock);
+  if (first_opencl_context == nullptr) {
+    if (record) first_opencl_context = context;
+    return ATTN_OK;
+  }
+  if (context == first_opencl_context) return ATTN_OK;
+  return fail(ATTN_ERR_INVALID_ARGUMENT,
+              "OpenCL kernels already ran in context %p, and Halide's OpenCL runtime keeps each kernel's "
+              "program in the context of its first call: set the application's context "
+              "(attn_set_opencl_context) before the first OpenCL call, and keep it",
+              first_opencl_context);
+}
 
 // The context and queue kernels use where the application gave none, chosen as Halide's own
 // default would: the platform HL_OCL_PLATFORM_NAME names (a substring), else the first; of its
@@ -266,13 +289,15 @@ attn_status set_call_device_context(DeviceApi api, bool with_device_tensors, att
       context->opencl_context = a.opencl_context;
       context->opencl_queue = a.opencl_queue;
     }
-    if (context->opencl_context != nullptr) return ATTN_OK;
-    static DefaultOpenCl fallback;
-    std::call_once(fallback.once, [] { create_default_opencl(fallback); });
-    if (fallback.queue == nullptr)
-      return fail(ATTN_ERR_NO_DEVICE, "no OpenCL context for the kernels: %s", fallback.failure.c_str());
-    context->opencl_context = fallback.context;
-    context->opencl_queue = fallback.queue;
+    if (context->opencl_context == nullptr) {
+      DefaultOpenCl &fallback = default_opencl();
+      std::call_once(fallback.once, [&] { create_default_opencl(fallback); });
+      if (fallback.queue == nullptr)
+        return fail(ATTN_ERR_NO_DEVICE, "no OpenCL context for the kernels: %s", fallback.failure.c_str());
+      context->opencl_context = fallback.context;
+      context->opencl_queue = fallback.queue;
+    }
+    return check_first_opencl_context(context->opencl_context, /*record=*/true);
   }
   return ATTN_OK;
 }
@@ -315,6 +340,12 @@ extern "C" attn_status attn_set_opencl_context(void *cl_context, void *cl_queue)
       return fail(ATTN_ERR_INVALID_ARGUMENT, "the OpenCL command queue %p is not a queue of context %p",
                   cl_queue, cl_context);
   }
+  // The context later calls would run in: the one given, else the default (where made).
+  DefaultOpenCl &fallback = default_opencl();
+  ClContext next = cl_context;
+  if (next == nullptr) std::call_once(fallback.once, [&] { create_default_opencl(fallback); });
+  if (next == nullptr) next = fallback.context;
+  if (attn_status s = check_first_opencl_context(next, /*record=*/false); s != ATTN_OK) return s;
   AppContexts &a = app();
   std::lock_guard<std::mutex> hold(a.lock);
   a.opencl_context = cl_context;

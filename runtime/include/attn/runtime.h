@@ -190,8 +190,11 @@ const char *attn_kernel_selected_target(const attn_kernel *kernel);
  * HL_OCL_PLATFORM_NAME; the device with the most compute units of the type HL_OCL_DEVICE_TYPE
  * names, any type when unset); for CUDA, calls with CUDA device tensors use the calling thread's
  * current context, else device 0's primary context (the one the CUDA runtime API uses), and
- * calls without them Halide's own context. A context without a queue or stream that is required
- * (OpenCL) is ATTN_ERR_INVALID_ARGUMENT. */
+ * calls without them Halide's own context. An OpenCL context without its queue (or a queue of
+ * another context) is ATTN_ERR_INVALID_ARGUMENT. OpenCL keeps one context per process: Halide's
+ * OpenCL runtime builds each kernel's program in the context of its first call, so once OpenCL
+ * kernels ran, setting another context (or NULL, when the first was the application's) is
+ * ATTN_ERR_INVALID_ARGUMENT; set the application's before the first OpenCL call. */
 attn_status attn_set_cuda_context(void *cu_context, void *cu_stream);
 attn_status attn_set_opencl_context(void *cl_context, void *cl_queue);
 

@@ -1,7 +1,9 @@
 // Device tensors on the OpenCL variant (PoCL): OpenCL buffers of the application's own context
 // passed without copies, alone or mixed with host tensors, against the fp64 reference and bitwise
 // against the host-tensor run; and every way a call's device tensors can be wrong, refused with
-// ATTN_ERR_DEVICE_TENSOR before anything is written.
+// ATTN_ERR_DEVICE_TENSOR before anything is written. Every kernel here runs in one context, the
+// test's, set before the first OpenCL call (Halide keeps each kernel's program in the context of
+// its first call: the runtime holds a process to that one).
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -22,11 +24,20 @@ constexpr const char *core_spec = "heads=4 kv_heads=2 head_dim=64 mask=causal";
 constexpr const char *padded_spec = "heads=2 kv_heads=1 head_dim=32 mask=causal&padding lse=true";
 constexpr const char *block_spec = "d_model=64 heads=2 form=block qkv=fused proj_bias=true mask=none";
 
-struct Reset {
-  ~Reset() {
-    attn_set_opencl_context(nullptr, nullptr);
-    attn_set_device(nullptr);
-  }
+// The application: one context for the whole test program, given to attnc before any kernel runs.
+OpenClApp &app() {
+  static OpenClApp instance;
+  static const bool set = [] {
+    REQUIRE_MESSAGE(instance.ok(), instance.why());
+    REQUIRE(attn_set_opencl_context(instance.context(), instance.queue()) == ATTN_OK);
+    return true;
+  }();
+  (void)set;
+  return instance;
+}
+
+struct AutoDevice {
+  ~AutoDevice() { attn_set_device(nullptr); }
 };
 
 using ClCall = DeviceCall<OpenClApp>;
@@ -54,10 +65,7 @@ void check_against_reference(const char *spec_text, Call &call) {
 
 TEST_CASE(
     "OpenCL buffers of the application's context run without copies, alone or mixed with host tensors") {
-  Reset reset;
-  OpenClApp app;
-  REQUIRE_MESSAGE(app.ok(), app.why());
-  REQUIRE(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
+  app();  // before any kernel runs
   struct Case {
     const char *spec;
     std::set<std::string> on_device;
@@ -77,7 +85,7 @@ TEST_CASE(
       Call host = core_call(c.spec, 3, seq_q, seq_k);
       Call device = core_call(c.spec, 3, seq_q, seq_k);
       REQUIRE(host.run(kernel) == ATTN_OK);
-      ClCall run{app, device, ATTN_OPENCL_BUFFER};
+      ClCall run{app(), device, ATTN_OPENCL_BUFFER};
       const attn_status status = run.run(kernel, c.on_device);
       INFO(last_error());
       REQUIRE(status == ATTN_OK);
@@ -90,10 +98,6 @@ TEST_CASE(
 }
 
 TEST_CASE("the block form takes its input, weights and output as OpenCL buffers") {
-  Reset reset;
-  OpenClApp app;
-  REQUIRE_MESSAGE(app.ok(), app.why());
-  REQUIRE(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
   const attn::Spec spec = parse(block_spec);
   const attn_kernel *kernel = find_kernel(spec);
   REQUIRE(kernel != nullptr);
@@ -101,7 +105,7 @@ TEST_CASE("the block form takes its input, weights and output as OpenCL buffers"
   Call call = make_block_call(spec, 2, 29, true, rng);
   std::set<std::string> all;
   for (auto &[name, t] : call.tensors) all.insert(name);
-  ClCall run{app, call, ATTN_OPENCL_BUFFER};
+  ClCall run{app(), call, ATTN_OPENCL_BUFFER};
   const attn_status status = run.run(kernel, all);
   INFO(last_error());
   REQUIRE(status == ATTN_OK);
@@ -111,9 +115,9 @@ TEST_CASE("the block form takes its input, weights and output as OpenCL buffers"
 }
 
 TEST_CASE("device tensors a call cannot take are refused before anything is written") {
-  Reset reset;
-  OpenClApp app, other;
-  REQUIRE_MESSAGE(app.ok(), app.why());
+  AutoDevice reset;
+  OpenClApp &app = ::app();
+  OpenClApp other;
   REQUIRE(other.ok());
   const attn_kernel *kernel = find_kernel(parse(core_spec));
   REQUIRE(kernel != nullptr);
@@ -126,18 +130,11 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
   };
 
   SUBCASE("buffers of a context other than the one kernels run in") {
-    REQUIRE(attn_set_opencl_context(other.context(), other.queue()) == ATTN_OK);
     Call call = core_call(core_spec, 1, 9, 9);
-    ClCall run{app, call, ATTN_OPENCL_BUFFER};
+    ClCall run{other, call, ATTN_OPENCL_BUFFER};
     refused(run, {"q", "out"}, ATTN_ERR_DEVICE_TENSOR, "another context");
   }
-  SUBCASE("the runtime's own context when the application set none") {
-    Call call = core_call(core_spec, 1, 9, 9);
-    ClCall run{app, call, ATTN_OPENCL_BUFFER};
-    refused(run, {"k"}, ATTN_ERR_DEVICE_TENSOR, "another context");
-  }
   SUBCASE("a buffer smaller than the tensor") {
-    REQUIRE(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
     Call call = core_call(core_spec, 1, 9, 9);
     Tensor &v = call.tensors.at("v");
     void *small = app.upload(v.data(), span_bytes(v) / 2);
@@ -155,7 +152,6 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
     app.release(small);
   }
   SUBCASE("a CUDA pointer for a kernel without a CUDA variant, two APIs in one call, an unknown memory") {
-    REQUIRE(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
     Call call = core_call(core_spec, 1, 9, 9);
     ClCall cuda{app, call, ATTN_OPENCL_BUFFER, {{"q", ATTN_CUDA_DEVICE}}};
     refused(cuda, {"q"}, ATTN_ERR_DEVICE_TENSOR, "has no cuda variant");
@@ -165,7 +161,6 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
     refused(unknown, {"q"}, ATTN_ERR_DEVICE_TENSOR, "has memory 7");
   }
   SUBCASE("an index tensor, read on the host") {
-    REQUIRE(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
     const attn_kernel *padded = find_kernel(parse(padded_spec));
     REQUIRE(padded != nullptr);
     Call call = core_call(padded_spec, 1, 9, 9);
@@ -175,7 +170,6 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
     CHECK(call.tensors.at("out").all_padding());
   }
   SUBCASE("OpenCL buffers while the device is forced to the CPU") {
-    REQUIRE(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
     REQUIRE(attn_set_device("cpu") == ATTN_OK);
     Call call = core_call(core_spec, 1, 9, 9);
     ClCall run{app, call, ATTN_OPENCL_BUFFER};
@@ -183,22 +177,25 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
   }
 }
 
-TEST_CASE("attn_set_opencl_context takes a context and a queue of it, or neither") {
-  Reset reset;
-  OpenClApp app, other;
-  REQUIRE(app.ok());
+TEST_CASE(
+    "attn_set_opencl_context takes a context and a queue of it, and keeps the first context kernels ran in") {
+  OpenClApp &app = ::app();
+  OpenClApp other;
   REQUIRE(other.ok());
   CHECK(attn_set_opencl_context(app.context(), nullptr) == ATTN_ERR_INVALID_ARGUMENT);
   CHECK(attn_set_opencl_context(nullptr, app.queue()) == ATTN_ERR_INVALID_ARGUMENT);
   CHECK(attn_set_opencl_context(app.context(), other.queue()) == ATTN_ERR_INVALID_ARGUMENT);
   CHECK_MESSAGE(last_error().find("is not a queue of context") != std::string::npos, last_error());
-  CHECK(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
   // Host tensors run in the application's context too.
   const attn::Spec spec = parse(core_spec);
   Call call = core_call(core_spec, 2, 33, 33);
   REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
   check_against_reference(core_spec, call);
-  CHECK(attn_set_opencl_context(nullptr, nullptr) == ATTN_OK);
+  // Kernels ran in app's context: another one, or the runtime's default, is refused.
+  CHECK(attn_set_opencl_context(other.context(), other.queue()) == ATTN_ERR_INVALID_ARGUMENT);
+  CHECK_MESSAGE(last_error().find("already ran in context") != std::string::npos, last_error());
+  CHECK(attn_set_opencl_context(nullptr, nullptr) == ATTN_ERR_INVALID_ARGUMENT);
+  CHECK(attn_set_opencl_context(app.context(), app.queue()) == ATTN_OK);
 }
 
 }  // namespace
