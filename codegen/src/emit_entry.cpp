@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "attnc/emit.h"
+#include "attnc/emit_device.h"
 #include "attnc/tile_config.h"
 
 namespace attnc {
@@ -120,6 +121,7 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     << "_pipelines(attn_call_context *context, void **buffers, int32_t variant, int32_t seq_q, int32_t "
        "seq_k) {\n"
     << "  (void)seq_q;\n  (void)seq_k;\n";
+  if (any_gpu) o << "  int wrapped = 0;\n";
   if (any_packed)
     o << "  const int64_t tasks = (int64_t)attn_halide_extent(buffers[" << k.q_arg << "], 3) * " << k.heads
       << ";\n";
@@ -130,36 +132,31 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     const std::string suffix = "_v" + std::to_string(v);
     o << "    case " << v << ":\n";
     if (t.gpu) {
-      // The outputs come back to the host before attn_run returns; every device copy is freed
-      // (into Halide's reuse pool: attn_kernel_release_memory empties it).
+      // Device tensors wrapped first. Host outputs come back to the host before attn_run returns;
+      // every device copy is freed (into Halide's reuse pool: attn_kernel_release_memory empties
+      // it), device tensors detached.
       auto finish = [&](const std::string &function) {
         o << "attn_device_finish(context, buffers, " << n << ", " << id << "_outputs, ";
         call(o, function, n);
         o << ");\n";
       };
-      if (gpu_bits) {
-        // The caller's type code comes back after the call: float (2) for f16, bfloat (4) for bf16.
-        const int code = k.spec.dtype == attn::DType::bf16 ? 4 : 2;
-        o << "      {\n        int status;\n        attn_retype(buffers, " << n << ", " << id
-          << "_bits, 1);\n";
-        if (split) {
-          o << "        if (split_keys) status = ";
-          finish(id + "_split_keys" + suffix);
-          o << "        else status = ";
-        } else {
-          o << "        status = ";
-        }
-        finish(id + suffix);
-        o << "        attn_retype(buffers, " << n << ", " << id << "_bits, " << code << ");\n"
-          << "        return status;\n      }\n";
-        continue;
-      }
+      // f16/bf16 GPU variants take those tensors as uint16 bits for the call; the caller's type
+      // code (float (2) for f16, bfloat (4) for bf16) comes back afterwards, whatever happened.
+      if (gpu_bits) o << "      attn_retype(buffers, " << n << ", " << id << "_bits, 1);\n";
+      o << "      wrapped = attn_device_wrap(context, buffers, " << n << ", " << device_interface_call(k.targets[v])
+        << ");\n"
+        << "      if (wrapped != 0)\n        wrapped = attn_device_finish(context, buffers, " << n << ", " << id
+        << "_outputs, wrapped);\n";
       if (split) {
-        o << "      if (split_keys) return ";
+        o << "      else if (split_keys)\n        wrapped = ";
         finish(id + "_split_keys" + suffix);
       }
-      o << "      return ";
+      o << "      else\n        wrapped = ";
       finish(id + suffix);
+      if (gpu_bits)
+        o << "      attn_retype(buffers, " << n << ", " << id << "_bits, "
+          << (k.spec.dtype == attn::DType::bf16 ? 4 : 2) << ");\n";
+      o << "      return wrapped;\n";
       continue;
     }
     if (split) {
@@ -229,42 +226,6 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
 
 }  // namespace
 
-bool has_gpu_variant(const std::vector<KernelRecord> &kernels) {
-  for (const KernelRecord &k : kernels)
-    for (const VariantTiles &t : k.variant_tiles)
-      if (t.gpu) return true;
-  return false;
-}
-
-// What a library with GPU variants adds: copying outputs back, freeing device copies, and the
-// device allocation pool (kept between calls like the CPU workspace, emptied by release_memory).
-void write_device_support(std::ostringstream &o) {
-  o << "extern int halide_copy_to_host(void *, struct halide_buffer_t *);\n"
-    << "extern int halide_device_free(void *, struct halide_buffer_t *);\n"
-    << "extern int halide_reuse_device_allocations(void *, _Bool);\n\n"
-    << "/* After a GPU variant: outputs copied to the host (on success), then every device copy\n"
-    << " * freed, so the host tensors the caller passed are all there is. */\n"
-    << "static int attn_device_finish(attn_call_context *context, void **buffers, int count,\n"
-    << "                              const unsigned char *is_output, int status) {\n"
-    << "  for (int i = 0; i < count && status == 0; ++i)\n"
-    << "    if (is_output[i]) status = halide_copy_to_host(context, (struct halide_buffer_t *)buffers[i]);\n"
-    << "  for (int i = 0; i < count; ++i) {\n"
-    << "    const int freed = halide_device_free(context, (struct halide_buffer_t *)buffers[i]);\n"
-    << "    if (status == 0) status = freed;\n"
-    << "  }\n"
-    << "  return status;\n"
-    << "}\n\n"
-    << "/* GPU variants of f16/bf16 kernels take those tensors as uint16 bits: their buffers' type code\n"
-    << " * (halide_type_t's first byte) is set to uint (1) for the call, then back to the caller's. */\n"
-    << "__attribute__((unused)) static void attn_retype(void **buffers, int count,\n"
-    << "                                                const unsigned char *bits, unsigned char code) {\n"
-    << "  for (int i = 0; i < count; ++i) {\n"
-    << "    struct attn_halide_buffer_view *view = (struct attn_halide_buffer_view *)buffers[i];\n"
-    << "    if (bits[i]) ((unsigned char *)&view->type)[0] = code;\n"
-    << "  }\n"
-    << "}\n\n";
-}
-
 std::string entry_source(const std::vector<KernelRecord> &kernels, const std::string &basename) {
   std::ostringstream o;
   const bool gpu = has_gpu_variant(kernels);
@@ -295,7 +256,7 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "  return (double)((n + tile - 1) / tile * tile);\n"
     << "}\n\n"
     << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n";
-  if (gpu) write_device_support(o);
+  if (gpu) write_device_support(o, kernels, basename);
   o << "static void " << basename << "_release_memory(void) {\n"
     << "  attn_workspace_release();\n";
   if (gpu) {
@@ -311,7 +272,7 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "  halide_set_error_handler(attn_abi_record_error);\n"
     << "  halide_set_custom_malloc(attn_workspace_malloc);\n"
     << "  halide_set_custom_free(attn_workspace_free);\n";
-  if (gpu) o << "  halide_reuse_device_allocations(0, 1);\n";
+  if (gpu) write_device_install(o, kernels, basename);
   o << "}\n\n";
   for (const KernelRecord &k : kernels) write_kernel(o, k, basename);
   o << "static const attn_kernel_desc *const " << basename << "_table[] = {\n";

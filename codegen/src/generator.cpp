@@ -182,6 +182,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Var h("h"), i("i"), b("b");
     Func lse("lse_rows");
     lse(h, i, b) = core_out(0, h, i, b)[1];
+    // On a GPU, on the device: the caller's lse may be a device tensor (no host copy).
+    if (gpu_) schedule_elementwise_gpu(lse, h, i, b);
     if (spec_.lse) (*outputs_.at("lse")) = lse;
     if (!spec_.probs) return;
     ProbsFuncs probs = define_probs(in, spec_, lse);
@@ -314,8 +316,14 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Var dv("dv"), h("h"), i("i"), b("b");
     Func out("out_values");
     out(dv, h, i, b) = result(dv, h, i, b)[0];
-    // On a GPU target both outputs are taken apart on the host, from the core's copy there.
-    if (!gpu_) out.vectorize(dv, tiles_.pv_vector);
+    if (gpu_) {
+      // Taken apart on the device, as the outputs may be device tensors (no host copy).
+      Var heads_batch("heads_batch");
+      out.fuse(h, b, heads_batch);
+      schedule_elementwise_gpu(out, dv, i, heads_batch);
+    } else {
+      out.vectorize(dv, tiles_.pv_vector);
+    }
     set_core_outputs(true, result, out, in);
   }
 
@@ -560,6 +568,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       Func lse("lse_rows");
       lse(h, i, b) = by_group(h, first_heads, heads,
                               [&](const Expr &head, size_t g) { return Expr(cores[g].out(0, head, i, b)[1]); });
+      if (gpu_) schedule_elementwise_gpu(lse, h, i, b);
       (*outputs_.at("lse")) = lse;
     }
   }

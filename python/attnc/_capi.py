@@ -1,4 +1,4 @@
-"""The attnc runtime's C ABI (attn/runtime.h, ABI version 5) as ctypes declarations, and where the
+"""The attnc runtime's C ABI (attn/runtime.h, ABI version 6) as ctypes declarations, and where the
 runtime shared library is found."""
 import ctypes
 import ctypes.util
@@ -6,7 +6,7 @@ import os
 import pathlib
 import threading
 
-ABI_VERSION = 5
+ABI_VERSION = 6
 ARG_INOUT = 2  # attn_arg_info.is_output of an in-out tensor (ATTN_ARG_INOUT)
 MAX_RANK = 8
 
@@ -21,6 +21,7 @@ class Tensor(ctypes.Structure):
         ("rank", ctypes.c_int32),
         ("shape", ctypes.POINTER(ctypes.c_int64)),
         ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("memory", ctypes.c_int),  # attn_memory: 0 host, 1 CUDA device pointer, 2 OpenCL buffer
     ]
 
 

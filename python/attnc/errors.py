@@ -19,6 +19,7 @@ _STATUSES = {
     15: ("ATTN_ERR_INVALID_VALUE", "InvalidValueError"),
     16: ("ATTN_ERR_LIBRARY_INTEGRITY", "LibraryIntegrityError"),
     17: ("ATTN_ERR_NO_DEVICE", "NoDeviceError"),
+    18: ("ATTN_ERR_DEVICE_TENSOR", "DeviceTensorError"),
 }
 
 

@@ -20,6 +20,7 @@ struct Probe {
   std::once_flag once;
   bool available = false;
   std::string missing;
+  void *library = nullptr;  // the driver, where it loaded
 };
 
 void *open_first(std::initializer_list<const char *> names) {
@@ -35,6 +36,7 @@ void probe_cuda(Probe &p) {
     p.missing = "libcuda.so.1 not found (no NVIDIA driver installed)";
     return;
   }
+  p.library = lib;
   using Init = int (*)(unsigned);
   using Count = int (*)(int *);
   auto init = reinterpret_cast<Init>(dlsym(lib, "cuInit"));
@@ -61,6 +63,7 @@ void probe_opencl(Probe &p) {
     p.missing = "libOpenCL.so.1 not found (no OpenCL ICD loader installed)";
     return;
   }
+  p.library = lib;
   using Platforms = int32_t (*)(uint32_t, void **, uint32_t *);
   using Devices = int32_t (*)(void *, uint64_t, uint32_t, void **, uint32_t *);
   auto platforms = reinterpret_cast<Platforms>(dlsym(lib, "clGetPlatformIDs"));
@@ -117,13 +120,28 @@ const char *device_api_name(DeviceApi api) {
   return api == DeviceApi::cuda ? "cuda" : api == DeviceApi::opencl ? "opencl" : "cpu";
 }
 
-bool device_available(DeviceApi api, std::string *missing) {
+namespace {
+
+Probe &probed(DeviceApi api) {
   static Probe cuda, opencl;
-  if (api == DeviceApi::none) return true;
   Probe &p = api == DeviceApi::cuda ? cuda : opencl;
   std::call_once(p.once, [&] { api == DeviceApi::cuda ? probe_cuda(p) : probe_opencl(p); });
+  return p;
+}
+
+}  // namespace
+
+bool device_available(DeviceApi api, std::string *missing) {
+  if (api == DeviceApi::none) return true;
+  const Probe &p = probed(api);
   if (!p.available && missing != nullptr) *missing = p.missing;
   return p.available;
+}
+
+void *driver_symbol(DeviceApi api, const char *name) {
+  if (api == DeviceApi::none) return nullptr;
+  const Probe &p = probed(api);
+  return p.available && p.library != nullptr ? dlsym(p.library, name) : nullptr;
 }
 
 const char *device_environment_text() {

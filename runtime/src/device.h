@@ -16,6 +16,10 @@ const char *device_api_name(DeviceApi api);
 // When not, *missing says what is missing ("libcuda.so.1 not found (no NVIDIA driver)", ...).
 bool device_available(DeviceApi api, std::string *missing);
 
+// A driver entry point (cuCtxGetCurrent, clCreateContext, ...) where device_available(api); else
+// null.
+void *driver_symbol(DeviceApi api, const char *name);
+
 // The device choice in force: attn_set_device's, else ATTN_DEVICE's. auto_choice: a GPU variant
 // where its device is there, else a CPU one.
 enum class DeviceChoice { auto_choice, cpu, cuda, opencl, invalid };

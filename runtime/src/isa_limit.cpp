@@ -106,7 +106,42 @@ int gpu_variant(const attn_kernel_desc &desc, DeviceChoice choice, std::string *
 
 }  // namespace
 
-attn_status select_variant(const attn_kernel &kernel, int *variant) {
+namespace {
+
+// The variant for device tensors of one API: the first of that API whose device is here.
+attn_status device_tensor_variant(const attn_kernel_desc &desc, DeviceChoice choice, DeviceApi tensors,
+                                  int *variant) {
+  const char *name = device_api_name(tensors);
+  const char *memory = tensors == DeviceApi::cuda ? "CUDA device pointers" : "OpenCL buffers";
+  if (choice != DeviceChoice::auto_choice && !(choice == DeviceChoice::cuda && tensors == DeviceApi::cuda) &&
+      !(choice == DeviceChoice::opencl && tensors == DeviceApi::opencl)) {
+    return fail(ATTN_ERR_DEVICE_TENSOR, "kernel '%s': the call passes %s, but the device is forced to %s",
+                desc.id, memory,
+                choice == DeviceChoice::cpu    ? "cpu"
+                : choice == DeviceChoice::cuda ? "cuda"
+                                               : "opencl");
+  }
+  std::string variants;
+  for (int v = 0; v < desc.variant_count; ++v) {
+    variants += std::string(v ? ", " : "") + desc.variants[v].target;
+    if (device_api_of(desc.variants[v].target) != tensors) continue;
+    std::string missing;
+    if (!device_available(tensors, &missing)) {
+      return fail(ATTN_ERR_NO_DEVICE, "kernel '%s': the call passes %s, but %s cannot run here: %s", desc.id,
+                  memory, name, missing.c_str());
+    }
+    *variant = v;
+    return ATTN_OK;
+  }
+  if (desc.variant_count <= 0) variants = desc.target;
+  return fail(ATTN_ERR_DEVICE_TENSOR,
+              "kernel '%s': the call passes %s, but the kernel has no %s variant (it has %s)", desc.id,
+              memory, name, variants.c_str());
+}
+
+}  // namespace
+
+attn_status select_variant(const attn_kernel &kernel, DeviceApi tensors, int *variant) {
   const attn_kernel_desc &desc = *kernel.desc;
   *variant = -1;
   const int level = limit();
@@ -119,6 +154,7 @@ attn_status select_variant(const attn_kernel &kernel, int *variant) {
     return fail(ATTN_ERR_INVALID_ARGUMENT, "ATTN_DEVICE is '%s', not a device: use cpu, cuda, opencl or auto",
                 device_environment_text());
   }
+  if (tensors != DeviceApi::none) return device_tensor_variant(desc, choice, tensors, variant);
   if (desc.variant_count <= 0) {
     *variant = 0;
     return ATTN_OK;

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "HalideRuntime.h"
+#include "device_context.h"
 #include "isa_limit.h"
 #include "kernel_internal.h"
 #include "status_internal.h"
@@ -23,6 +24,35 @@ std::string useful_message(const char *message) {
   return text;
 }
 
+// Bytes from a buffer's first element to the end of its last (broadcast dims add nothing).
+uint64_t buffer_span_bytes(const halide_buffer_t &buffer) {
+  uint64_t span = 0;
+  for (int d = 0; d < buffer.dimensions; ++d)
+    if (buffer.dim[d].stride > 0)
+      span += static_cast<uint64_t>(buffer.dim[d].extent - 1) * buffer.dim[d].stride;
+  return (span + 1) * buffer.type.bytes();
+}
+
+// The call's GPU context, and every device tensor checked against it.
+attn_status prepare_device(const attn_kernel_desc &desc, const attn::detail::CallBuffers &buffers,
+                           int variant, attn_call_context *context) {
+  using namespace attn::detail;
+  const char *target = desc.variant_count > 0 ? desc.variants[variant].target : desc.target;
+  const DeviceApi api = device_api_of(target);
+  if (api == DeviceApi::none) return ATTN_OK;
+  if (attn_status s = set_call_device_context(api, !buffers.device_args.empty(), context); s != ATTN_OK)
+    return s;
+  for (int i : buffers.device_args) {
+    const halide_buffer_t &buffer = buffers.buffers[static_cast<size_t>(i)];
+    if (attn_status s =
+            check_device_tensor(api, *context, desc.args[i].name, reinterpret_cast<void *>(buffer.device),
+                                buffer_span_bytes(buffer));
+        s != ATTN_OK)
+      return s;
+  }
+  return ATTN_OK;
+}
+
 }  // namespace
 
 extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count) {
@@ -40,9 +70,11 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
   if (attn_status s = attn::detail::check_call(desc, args, arg_count, &buffers); s != ATTN_OK) return s;
 
   int variant = 0;
-  if (attn_status s = attn::detail::select_variant(*kernel, &variant); s != ATTN_OK) return s;
+  if (attn_status s = attn::detail::select_variant(*kernel, buffers.device_api, &variant); s != ATTN_OK)
+    return s;
 
   attn_call_context context{};
+  if (attn_status s = prepare_device(desc, buffers, variant, &context); s != ATTN_OK) return s;
   const int result = desc.variant_count > 0 ? desc.run_variant(&context, buffers.pointers.data(), variant)
                                             : desc.run(&context, buffers.pointers.data());
   if (result == 0) return ATTN_OK;
@@ -85,6 +117,6 @@ extern "C" const char *attn_kernel_selected_target(const attn_kernel *kernel) {
   if (kernel == nullptr || kernel->desc == nullptr) return "";
   const attn_kernel_desc &desc = *kernel->desc;
   int variant = 0;
-  if (attn::detail::select_variant(*kernel, &variant) != ATTN_OK) return "";
+  if (attn::detail::select_variant(*kernel, attn::detail::DeviceApi::none, &variant) != ATTN_OK) return "";
   return desc.variant_count > 0 ? desc.variants[variant].target : desc.target;
 }

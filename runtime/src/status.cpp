@@ -90,6 +90,8 @@ extern "C" const char *attn_status_name(attn_status status) {
       return "ATTN_ERR_LIBRARY_INTEGRITY";
     case ATTN_ERR_NO_DEVICE:
       return "ATTN_ERR_NO_DEVICE";
+    case ATTN_ERR_DEVICE_TENSOR:
+      return "ATTN_ERR_DEVICE_TENSOR";
   }
   return "ATTN_ERR_UNKNOWN_STATUS";
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "arg_dims.h"
+#include "device_context.h"
 #include "status_internal.h"
 
 namespace {
@@ -352,12 +353,17 @@ halide_type_t halide_type_of(attn_dtype dtype) {
 void build_buffer(const attn_arg_info &info, const attn_tensor &t, const ArgPlan &plan,
                   halide_dimension_t *dims, halide_buffer_t *buffer) {
   *buffer = halide_buffer_t();
-  buffer->host = static_cast<uint8_t *>(t.data);
   buffer->type = halide_type_of(t.dtype);
   buffer->dimensions = info.rank;  // 0 for a scalar, whatever rank the caller gave it
   buffer->dim = dims;
-  // The data is on the host and newer than any device copy: a GPU variant copies inputs over.
-  if (!info.is_output || info.is_output == ATTN_ARG_INOUT) buffer->set_host_dirty(true);
+  if (t.memory != ATTN_HOST) {
+    // The entry wraps the handle for its variant's device API (attn/kernel_abi.h).
+    buffer->device = reinterpret_cast<uint64_t>(t.data);
+  } else {
+    buffer->host = static_cast<uint8_t *>(t.data);
+    // The data is on the host and newer than any device copy: a GPU variant copies inputs over.
+    if (!info.is_output || info.is_output == ATTN_ARG_INOUT) buffer->set_host_dirty(true);
+  }
   for (int h = 0; h < info.rank; ++h) {
     const int d = info.rank - 1 - h;
     dims[h] =
@@ -365,11 +371,69 @@ void build_buffer(const attn_arg_info &info, const attn_tensor &t, const ArgPlan
   }
 }
 
+// A tensor's memory: a known kind, and for device tensors the API of every earlier device tensor
+// (*api, set by the first) and an argument the kernel reads on the device.
+attn_status check_memory(const attn_kernel_desc &desc, const attn_arg_info &info, const attn_tensor &t,
+                         const std::vector<const attn_arg *> &given, int index,
+                         attn::detail::DeviceApi *api) {
+  using attn::detail::DeviceApi;
+  using attn::detail::memory_api;
+  using attn::detail::memory_text;
+  const int memory = static_cast<int>(t.memory);
+  if (memory != ATTN_HOST && memory != ATTN_CUDA_DEVICE && memory != ATTN_OPENCL_BUFFER) {
+    return fail(
+        ATTN_ERR_DEVICE_TENSOR,
+        "tensor '%s' has memory %d, not ATTN_HOST (0), ATTN_CUDA_DEVICE (1) or ATTN_OPENCL_BUFFER (2)",
+        info.name, memory);
+  }
+  if (t.memory == ATTN_HOST) return ATTN_OK;
+  if (info.rank == 0) {
+    return fail(ATTN_ERR_DEVICE_TENSOR,
+                "tensor '%s' is %s, but scalars are read on the host: pass a host tensor", info.name,
+                memory_text(t.memory));
+  }
+  // Index tensors (key_lengths, segment ids, ...) and the mask bound the key loops, and their
+  // values are checked, in the pipelines' host code.
+  if (info.dtype == ATTN_I32 || info.dtype == ATTN_U8) {
+    return fail(ATTN_ERR_DEVICE_TENSOR,
+                "tensor '%s' is %s, but kernels read %s tensors on the host (their values bound the key "
+                "loops and are checked first): pass a host tensor",
+                info.name, memory_text(t.memory), info.dtype == ATTN_I32 ? "index" : "mask");
+  }
+  // Per-sequence kernels read these on the host to dispatch (emit_sequence.cpp).
+  for (int a = 0; a < desc.arg_count; ++a) {
+    const char *name = desc.args[a].name;
+    if (std::strcmp(name, "cache_seqlens") == 0 || std::strcmp(name, "cu_seqlens_q") == 0) {
+      return fail(ATTN_ERR_DEVICE_TENSOR,
+                  "tensor '%s' is %s, but kernel '%s' reads '%s' on the host to run each sequence: "
+                  "it takes host tensors only",
+                  info.name, memory_text(t.memory), desc.id, name);
+    }
+  }
+  const DeviceApi mine = memory_api(t.memory);
+  if (*api != DeviceApi::none && *api != mine) {
+    const char *first = "";
+    for (int a = 0; a < index; ++a)
+      if (given[a] != nullptr && given[a]->tensor.memory != ATTN_HOST) {
+        first = desc.args[a].name;
+        break;
+      }
+    return fail(ATTN_ERR_DEVICE_TENSOR,
+                "tensor '%s' is %s, but tensor '%s' is %s: one call takes one GPU API", info.name,
+                memory_text(t.memory), first,
+                memory_text(*api == DeviceApi::cuda ? ATTN_CUDA_DEVICE : ATTN_OPENCL_BUFFER));
+  }
+  *api = mine;
+  return ATTN_OK;
+}
+
 }  // namespace
 
 namespace attn::detail {
 
 attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int arg_count, CallBuffers *out) {
+  out->device_api = DeviceApi::none;
+  out->device_args.clear();
   std::vector<const attn_arg *> given(static_cast<size_t>(desc.arg_count));
   if (attn_status s = check_names(desc, args, arg_count, given.data()); s != ATTN_OK) return s;
 
@@ -380,6 +444,7 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
     if (given[i] == nullptr) continue;  // an optional input left out: its default, below
     const attn_tensor &t = given[i]->tensor;
     if (t.data == nullptr) return fail(ATTN_ERR_NULL_DATA, "tensor '%s' has a null data pointer", info.name);
+    if (attn_status s = check_memory(desc, info, t, given, i, &out->device_api); s != ATTN_OK) return s;
     if (dtype_value(t.dtype) != dtype_value(info.dtype)) {
       return fail(ATTN_ERR_DTYPE, "tensor '%s' has dtype %s, kernel expects %s", info.name,
                   dtype_name(dtype_value(t.dtype)), dtype_name(info.dtype));
@@ -428,6 +493,7 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
                  plans[static_cast<size_t>(i)], &out->dims[static_cast<size_t>(i) * ATTN_MAX_RANK],
                  &out->buffers[i]);
     out->pointers[i] = &out->buffers[i];
+    if (given[i] != nullptr && given[i]->tensor.memory != ATTN_HOST) out->device_args.push_back(i);
   }
   return ATTN_OK;
 }

@@ -12,10 +12,19 @@
 extern "C" {
 #endif
 
-/* Passed to the kernel as its Halide user_context; the entry's error handler fills it. */
+/* Passed to the kernel as its Halide user_context; the entry's error handler fills it.
+ * The GPU fields are what attn_set_cuda_context / attn_set_opencl_context gave (or the runtime's
+ * defaults, see runtime.h); the entry's Halide context hooks hand them to Halide's GPU runtime
+ * (NULL: Halide's own CUDA context). Device tensors reach the entry as buffers with host NULL,
+ * device the caller's handle (CUdeviceptr or cl_mem) and device_interface NULL: the entry wraps
+ * them for its variant's API before the pipeline runs and detaches them after. */
 typedef struct attn_call_context {
   int32_t has_error;
   char message[1024];
+  void *cuda_context;   /* CUcontext */
+  void *cuda_stream;    /* CUstream */
+  void *opencl_context; /* cl_context */
+  void *opencl_queue;   /* cl_command_queue */
 } attn_call_context;
 
 /* One compiled variant of a kernel: its Halide target and the CPU features it needs. */

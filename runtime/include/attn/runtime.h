@@ -10,8 +10,11 @@ extern "C" {
 #endif
 
 /* 5: attn_arg_info gained is_optional and default_value (optional scalar inputs: a run-time
- *    scale). Libraries and kernels of version 4 are refused (ATTN_ERR_ABI_MISMATCH): regenerate. */
-#define ATTN_ABI_VERSION 5
+ *    scale).
+ * 6: attn_tensor gained memory (device tensors: a CUDA device pointer or an OpenCL buffer) and
+ *    the kernels' call context the application's GPU context and stream. Libraries and kernels of
+ *    an earlier version are refused (ATTN_ERR_ABI_MISMATCH): regenerate them. */
+#define ATTN_ABI_VERSION 6
 
 /* Every call returns one of these; attn_last_error() holds the message of the last failure on
  * the calling thread. */
@@ -34,22 +37,36 @@ typedef enum attn_status {
   ATTN_ERR_INVALID_VALUE = 15,     /* a tensor value out of its range (key_lengths > Sk, ...) */
   ATTN_ERR_LIBRARY_INTEGRITY = 16, /* a library file that is truncated, has no manifest, or is not
                                       the file its manifest's SHA-256 names */
-  ATTN_ERR_NO_DEVICE = 17          /* a GPU kernel with no usable driver or device here (the message
+  ATTN_ERR_NO_DEVICE = 17,         /* a GPU kernel with no usable driver or device here (the message
                                       says what is missing), or a forced device the kernel lacks */
+  ATTN_ERR_DEVICE_TENSOR = 18      /* a device tensor the call cannot take: no variant for its memory,
+                                      tensors of two GPU APIs, a pointer outside any allocation of the
+                                      context in use, an allocation smaller than the tensor, ... */
 } attn_status;
 
 typedef enum attn_dtype { ATTN_F32 = 1, ATTN_F16 = 2, ATTN_BF16 = 3, ATTN_I32 = 4, ATTN_U8 = 5 } attn_dtype;
 
 #define ATTN_MAX_RANK 8
 
+/* Where a tensor's data lives. */
+typedef enum attn_memory {
+  ATTN_HOST = 0,         /* data is a host pointer */
+  ATTN_CUDA_DEVICE = 1,  /* data is a CUdeviceptr (cast to void *) of the CUDA context in use */
+  ATTN_OPENCL_BUFFER = 2 /* data is a cl_mem of the OpenCL context in use; the tensor starts at
+                            its offset 0 */
+} attn_memory;
+
 /* A tensor as the caller holds it: shape and strides outermost first, strides in elements.
- * strides may be NULL for a row-major contiguous tensor. */
+ * strides may be NULL for a row-major contiguous tensor. memory (ATTN_HOST when left zero) says
+ * where data points: a device tensor goes to the kernel's GPU variant without a copy (see
+ * attn_run). */
 typedef struct attn_tensor {
   void *data;
   attn_dtype dtype;
   int32_t rank;
   const int64_t *shape;
   const int64_t *strides;
+  attn_memory memory;
 } attn_tensor;
 
 /* A tensor passed to a kernel by its argument name ("q", "k", "v", "out", "x", "w_qkv", ...). */
@@ -162,7 +179,35 @@ attn_status attn_set_device(const char *device);
 /* The Halide target of the variant attn_run would run now ("" when none can run here). */
 const char *attn_kernel_selected_target(const attn_kernel *kernel);
 
-/* Runs the kernel. Every argument is checked first; on any error the outputs are untouched. */
+/* The application's own GPU context for every later call of a GPU variant, process-wide, so that
+ * attnc kernels work inside a program that already drives the GPU (PyTorch, TensorRT, ...).
+ * CUDA: a CUcontext and a CUstream (NULL: the legacy default stream), both cast to void *; the
+ * kernels run on that stream and attn_run returns once their work is queued there, after the
+ * copies back of host outputs. OpenCL: a cl_context and a cl_command_queue of it; the kernels
+ * queue their work there in order. The runtime does not retain or release them: they must stay
+ * valid while kernels run. context NULL goes back to the default: for OpenCL a context and queue
+ * the runtime creates once (the first platform, or the one whose name contains
+ * HL_OCL_PLATFORM_NAME; the device with the most compute units of the type HL_OCL_DEVICE_TYPE
+ * names, any type when unset); for CUDA, calls with CUDA device tensors use the calling thread's
+ * current context, else device 0's primary context (the one the CUDA runtime API uses), and
+ * calls without them Halide's own context. An OpenCL context without its queue (or a queue of
+ * another context) is ATTN_ERR_INVALID_ARGUMENT. OpenCL keeps one context per process: Halide's
+ * OpenCL runtime builds each kernel's program in the context of its first call, so once OpenCL
+ * kernels ran, setting another context (or NULL, when the first was the application's) is
+ * ATTN_ERR_INVALID_ARGUMENT; set the application's before the first OpenCL call. */
+attn_status attn_set_cuda_context(void *cu_context, void *cu_stream);
+attn_status attn_set_opencl_context(void *cl_context, void *cl_queue);
+
+/* Runs the kernel. Every argument is checked first; on any error the outputs are untouched.
+ * Device tensors (attn_tensor.memory): all of one GPU API, and the kernel must have a variant for
+ * it that can run here (under ATTN_DEVICE=auto it is chosen; a forced device of another kind, or
+ * a kernel without such a variant, is ATTN_ERR_DEVICE_TENSOR; its driver or device missing,
+ * ATTN_ERR_NO_DEVICE). Each device tensor must lie inside one allocation (CUDA) or buffer
+ * (OpenCL) of the context in use that holds all its elements, else ATTN_ERR_DEVICE_TENSOR. Host
+ * and device tensors mix freely: host ones are copied over and back. Device outputs are written
+ * in place and stay on the device; with an application stream or queue the call may return
+ * before they are complete (synchronize on it). Kernels that read tensor values on the host
+ * (kv_cache and layout=varlen kernels, which dispatch per sequence) take host tensors only. */
 attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count);
 
 #ifdef __cplusplus

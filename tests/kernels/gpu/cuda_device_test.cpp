@@ -1,13 +1,17 @@
 // The CUDA variant without a CUDA device: a GPU-only kernel says what is missing, a host+CUDA
 // kernel runs its CPU variant, and a forced device is obeyed. Where a CUDA device is there (the
 // GPU machine of tools/gpu_check.sh), the same kernels run on it and match the reference; the f16
-// and bf16 ones by the low-precision pass rule (low_precision.h).
+// and bf16 ones by the low-precision pass rule (low_precision.h). CUDA device tensors need the
+// device; where there is one they run in place, in device memory of the primary context, on the
+// legacy stream and on an application stream.
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
 
+#include "cuda_app.h"
+#include "device_call.h"
 #include "kernel_test_support.h"
 #include "low_precision.h"
 
@@ -17,11 +21,6 @@ using namespace attnc::test;
 
 constexpr const char *cuda_only = "heads=2 head_dim=32 mask=causal";
 constexpr const char *host_and_cuda = "heads=2 kv_heads=1 head_dim=16 mask=window(8,0)";
-// attnc_cuda_sequence_kernels: CUDA-only kernels with a paged cache and RoPE, varlen, probs.
-constexpr const char *cuda_sequence_specs[] = {
-    "heads=4 kv_heads=2 head_dim=32 kv_cache=paged(16) rope=neox mask=causal",
-    "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true",
-    "heads=2 head_dim=16 mask=causal&padding probs=true"};
 
 // 16-bit storage, read and written as bits by the CUDA kernels.
 constexpr const char *cuda_16_bit[] = {
@@ -68,16 +67,6 @@ TEST_CASE("a CUDA-only kernel without a driver returns ATTN_ERR_NO_DEVICE and na
   CHECK(last_error().find("libcuda.so.1 not found") != std::string::npos);
   CHECK(call.tensors.at("out").all_padding());  // untouched on error
   CHECK(std::string(attn_kernel_selected_target(find_kernel(parse(cuda_only)))).empty());
-}
-
-TEST_CASE("CUDA kernels with a KV cache, RoPE, varlen and probs are linked, their one variant CUDA") {
-  for (const char *text : cuda_sequence_specs) {
-    CAPTURE(std::string(text));
-    const attn_kernel *kernel = find_kernel(parse(text));
-    REQUIRE(kernel != nullptr);
-    CHECK(std::string(attn_kernel_target(kernel)).find("cuda") != std::string::npos);
-    if (!cuda_driver_here()) CHECK(std::string(attn_kernel_selected_target(kernel)).empty());
-  }
 }
 
 TEST_CASE("a host+CUDA kernel runs its CPU variant without a device, and obeys a forced device") {
@@ -132,6 +121,47 @@ TEST_CASE("f16 and bf16 CUDA kernels: no device here, ATTN_ERR_NO_DEVICE; on a C
       check_low_precision(spec, run_low_precision(spec, kernel, call));
     } else {
       CHECK(storage_call(spec, call).run(kernel) == ATTN_ERR_NO_DEVICE);
+    }
+  }
+}
+
+TEST_CASE("CUDA device tensors need a CUDA device, and run in place where there is one") {
+  AutoDevice reset;
+  struct Contexts {
+    ~Contexts() { attn_set_cuda_context(nullptr, nullptr); }
+  } contexts;
+  int stream_marker = 0;
+  CHECK(attn_set_cuda_context(nullptr, &stream_marker) == ATTN_ERR_INVALID_ARGUMENT);
+  CudaApp app;
+  for (const char *spec_text : {cuda_only, host_and_cuda}) {
+    CAPTURE(spec_text);
+    const attn::Spec spec = parse(spec_text);
+    const attn_kernel *kernel = find_kernel(spec);
+    REQUIRE(kernel != nullptr);
+    std::mt19937 rng(9);
+    Call call = make_core_call(spec, 2, 37, 41, true, rng);
+    if (!app.ok()) {
+      // Without a device the handles are never touched: any non-null value is refused first.
+      std::vector<attn_arg> args;
+      for (auto &[name, t] : call.tensors) args.push_back({name.c_str(), t.c_tensor()});
+      args[0].tensor.memory = ATTN_CUDA_DEVICE;
+      CHECK(attn_run(kernel, args.data(), static_cast<int>(args.size())) == ATTN_ERR_NO_DEVICE);
+      CHECK_MESSAGE(last_error().find("the call passes CUDA device pointers") != std::string::npos,
+                    last_error());
+      CHECK(call.tensors.at("out").all_padding());
+      continue;
+    }
+    for (bool on_stream : {false, true}) {
+      CAPTURE(on_stream);
+      Call device = make_core_call(spec, 2, 37, 41, true, rng);
+      if (on_stream) REQUIRE(attn_set_cuda_context(app.context(), app.stream()) == ATTN_OK);
+      DeviceCall<CudaApp> run{app, device, ATTN_CUDA_DEVICE};
+      const attn_status status = run.run(kernel, {"q", "k", "v", "out"});
+      INFO(last_error());
+      REQUIRE(status == ATTN_OK);
+      const Comparison result = compare(device.tensors.at("out"), expected_result(spec, device));
+      CAPTURE(result);
+      CHECK(result.pass());
     }
   }
 }
