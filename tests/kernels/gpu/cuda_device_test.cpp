@@ -21,6 +21,11 @@ using namespace attnc::test;
 
 constexpr const char *cuda_only = "heads=2 head_dim=32 mask=causal";
 constexpr const char *host_and_cuda = "heads=2 kv_heads=1 head_dim=16 mask=window(8,0)";
+// attnc_cuda_sequence_kernels: CUDA-only kernels with a paged cache and RoPE, varlen, probs.
+constexpr const char *cuda_sequence_specs[] = {
+    "heads=4 kv_heads=2 head_dim=32 kv_cache=paged(16) rope=neox mask=causal",
+    "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true",
+    "heads=2 head_dim=16 mask=causal&padding probs=true"};
 
 // 16-bit storage, read and written as bits by the CUDA kernels.
 constexpr const char *cuda_16_bit[] = {
@@ -67,6 +72,16 @@ TEST_CASE("a CUDA-only kernel without a driver returns ATTN_ERR_NO_DEVICE and na
   CHECK(last_error().find("libcuda.so.1 not found") != std::string::npos);
   CHECK(call.tensors.at("out").all_padding());  // untouched on error
   CHECK(std::string(attn_kernel_selected_target(find_kernel(parse(cuda_only)))).empty());
+}
+
+TEST_CASE("CUDA kernels with a KV cache, RoPE, varlen and probs are linked, their one variant CUDA") {
+  for (const char *text : cuda_sequence_specs) {
+    CAPTURE(std::string(text));
+    const attn_kernel *kernel = find_kernel(parse(text));
+    REQUIRE(kernel != nullptr);
+    CHECK(std::string(attn_kernel_target(kernel)).find("cuda") != std::string::npos);
+    if (!cuda_driver_here()) CHECK(std::string(attn_kernel_selected_target(kernel)).empty());
+  }
 }
 
 TEST_CASE("a host+CUDA kernel runs its CPU variant without a device, and obeys a forced device") {
