@@ -2,12 +2,14 @@
 # tools/gpu_check.sh: the CUDA build of attnc, checked and timed on a machine with an NVIDIA GPU.
 #
 #   tools/gpu_check.sh build        here (Halide, attnc): builds the CUDA kernel sweep, the
-#                                   no-device test, attn-run and the benchmark kernels into
-#                                   gpu_bundle/ (ignored by git; well under 64 MiB)
+#                                   device test, attn-run, the runtime's shared library (for the
+#                                   Python binding) and the benchmark kernels into gpu_bundle/
+#                                   (ignored by git; well under 64 MiB)
 #   tools/gpu_check.sh run OUT_DIR  on the GPU machine (CUDA driver, PyTorch; no Halide, no
 #                                   network), with gpu_bundle/ beside the working tree: the sweep
 #                                   on the CUDA variant, then bench/gpu_bench.py against PyTorch's
-#                                   scaled_dot_product_attention; JSON, markdown and logs into
+#                                   scaled_dot_product_attention (PyTorch CUDA tensors passed as
+#                                   device tensors through python/attnc); JSON, markdown and logs into
 #                                   OUT_DIR. Within 8 minutes.
 #
 # Without a GPU `run` says so and stops with status 3 before anything that needs one.
@@ -41,9 +43,10 @@ build() {
   halide_dir=$("$venv/bin/python" -c "import halide, os; print(os.path.join(os.path.dirname(halide.__file__), 'lib64', 'cmake', 'Halide'))")
   PATH="$venv/bin:$PATH" "$venv/bin/cmake" -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DHalide_DIR="$halide_dir" -DCMAKE_MAKE_PROGRAM="$ninja" -DATTNC_CUDA_SWEEP=ON >/dev/null
-  "$ninja" -C "$build_dir" -j "${JOBS:-2}" attnc_cli attn_run "${sweep_tests[@]}"
+  "$ninja" -C "$build_dir" -j "${JOBS:-2}" attnc_cli attn_run attnc_runtime_shared "${sweep_tests[@]}"
   rm -rf "$bundle"
-  mkdir -p "$bundle/bin" "$bundle/kernels"
+  mkdir -p "$bundle/bin" "$bundle/kernels" "$bundle/lib"
+  cp "$build_dir/runtime/libattnc_runtime.so" "$bundle/lib/"
   local spec_args=()
   for s in "${bench_specs[@]}"; do spec_args+=(--spec "$s"); done
   "$build_dir/tools/attnc" gen "${spec_args[@]}" --target cuda --shared -o "$bundle/kernels" \
@@ -51,7 +54,7 @@ build() {
   [ -f "$bundle/kernels/gpu_bench.so" ] || { echo "gpu_check: the benchmark kernels did not build" >&2; exit 1; }
   cp "$build_dir/tools/attn-run" "$bundle/bin/"
   for t in "${sweep_tests[@]}"; do cp "$build_dir/tests/kernels/gpu/$t" "$bundle/bin/"; done
-  strip "$bundle"/bin/* 2>/dev/null || true
+  strip "$bundle"/bin/* "$bundle"/lib/* 2>/dev/null || true
   du -sh "$bundle"
   echo "gpu_check: built $bundle; carry it: run(command='tools/gpu_check.sh run \$OUT', carry=['gpu_bundle'])"
 }
@@ -82,7 +85,8 @@ run() {
   # What is left of 8 minutes (the sweeps take about one), at least one for the benchmark.
   local left=$((470 - (SECONDS - started)))
   [ "$left" -ge 60 ] || left=60
-  timeout "$left" "$python" "$root/bench/gpu_bench.py" --bundle "$bundle" --out "$out" || failed=1
+  ATTNC_RUNTIME="$bundle/lib/libattnc_runtime.so" PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" \
+    timeout "$left" "$python" "$root/bench/gpu_bench.py" --bundle "$bundle" --out "$out" || failed=1
   exit $failed
 }
 

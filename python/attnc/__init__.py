@@ -19,7 +19,7 @@ import numpy as np
 from . import _capi
 from .errors import *  # noqa: F401,F403 (the exception classes)
 from .errors import AttnError, error_for
-from .library import Argument, Kernel, Library
+from .library import Argument, DeviceArray, Kernel, Library
 
 RUNTIME_ENV = _capi.RUNTIME_ENV
 
@@ -29,6 +29,16 @@ def load_runtime(path=None):
     path it was loaded from."""
     _capi.runtime(path)
     return str(_capi._runtime[0])
+
+
+def set_cuda_context(context, stream=None):
+    """Kernels run in this CUDA context (a CUcontext as an int; None: the defaults of attn/runtime.h)
+    and on this stream (a CUstream as an int, such as torch.cuda.current_stream().cuda_stream;
+    None: the legacy default stream). attn_run returns once the work is queued on the stream."""
+    lib = _capi.runtime()
+    status = lib.attn_set_cuda_context(context or None, stream or None)
+    if status != 0:
+        raise error_for(status, lib.attn_last_error().decode())
 
 
 def set_max_isa(isa):

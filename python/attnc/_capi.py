@@ -12,6 +12,8 @@ MAX_RANK = 8
 
 # attn_dtype
 F32, F16, BF16, I32, U8 = 1, 2, 3, 4, 5
+# attn_memory
+HOST, CUDA_DEVICE, OPENCL_BUFFER = 0, 1, 2
 
 
 class Tensor(ctypes.Structure):
@@ -63,6 +65,7 @@ _PROTOTYPES = {
     "attn_kernel_set_threads": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     "attn_kernel_selected_target": (ctypes.c_char_p, [ctypes.c_void_p]),
     "attn_set_max_isa": (ctypes.c_int, [ctypes.c_char_p]),
+    "attn_set_cuda_context": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
     "attn_run": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(Arg), ctypes.c_int]),
 }
 

@@ -17,6 +17,38 @@ DTYPES = {
 }
 
 
+class DeviceArray:
+    """A CUDA array as its __cuda_array_interface__ describes it (a PyTorch CUDA tensor, a CuPy or
+    Numba array): passed to attn_run as a device tensor, without a copy. bf16 goes as its bits:
+    a torch.bfloat16 tensor .view(torch.int16) (typestr <i2) or an uint16 array."""
+
+    def __init__(self, obj):
+        interface = obj.__cuda_array_interface__
+        self.obj = obj  # keeps the memory alive
+        self.shape = tuple(int(n) for n in interface["shape"])
+        self.ndim = len(self.shape)
+        self.dtype = np.dtype(interface["typestr"])
+        self.ptr, self.readonly = int(interface["data"][0]), bool(interface["data"][1])
+        itemsize = self.dtype.itemsize
+        strides = interface.get("strides")
+        if strides is None:
+            elements, step = [], 1
+            for n in reversed(self.shape):
+                elements.insert(0, step)
+                step *= n
+            self.strides = tuple(elements)
+        else:
+            if any(int(b) % itemsize for b in strides):
+                raise AttnError(f"device array strides {tuple(strides)} (bytes) are not multiples of its "
+                                f"{itemsize}-byte elements", 9)
+            self.strides = tuple(int(b) // itemsize for b in strides)
+
+
+def as_device_array(x):
+    """x as a DeviceArray where it exposes __cuda_array_interface__, else None."""
+    return DeviceArray(x) if hasattr(x, "__cuda_array_interface__") else None
+
+
 def _text(raw):
     return raw.decode("utf-8", "replace") if raw is not None else ""
 
@@ -113,8 +145,12 @@ class Kernel:
 
     def _bind(self, arg, array, sizes):
         if not isinstance(array, np.ndarray):
-            raise DTypeError(f"'{arg.name}' must be a NumPy array, not {type(array).__name__}")
-        if array.dtype != arg.numpy_dtype:
+            array = as_device_array(array)
+            if array is None:
+                raise DTypeError(f"'{arg.name}' must be a NumPy array or a CUDA array "
+                                 f"(__cuda_array_interface__)")
+        same_bits = arg.dtype == "bf16" and isinstance(array, DeviceArray) and array.dtype == np.dtype("<i2")
+        if array.dtype != arg.numpy_dtype and not same_bits:
             hint = " (bf16 as its bit patterns: attnc.to_bf16(x))" if arg.dtype == "bf16" else ""
             raise DTypeError(f"'{arg.name}' must be {arg.dtype} (NumPy {arg.numpy_dtype}){hint}, "
                              f"got {array.dtype}")
@@ -145,12 +181,25 @@ class Kernel:
     def __call__(self, **tensors):
         return self.run(**tensors)
 
+    def bind(self, **tensors):
+        """Checks the tensors and builds the call once, as run() does: returns (call, outputs),
+        where each call() runs the kernel again on the same arrays (a timing loop: keep them alive,
+        as they are) and outputs is run()'s result."""
+        return self._prepare(tensors)
+
     def run(self, **tensors):
         """Runs the kernel on NumPy arrays given by argument name and returns {name: array} of its
         outputs: those given (C-contiguous, writeable, of the kernel's dtype and shape) are written
-        in place, the others allocated. Inputs are checked here first (see sizes()); what the runtime
-        refuses (a value out of range, an unsupported CPU, ...) raises its status's exception with
-        its message."""
+        in place, the others allocated. CUDA arrays (__cuda_array_interface__: PyTorch, CuPy) go to
+        the kernel's CUDA variant as device tensors, without copies, mixed with NumPy ones as
+        wished; a CUDA output is written in place (set_cuda_context: the stream). Inputs are
+        checked here first (see sizes()); what the runtime refuses (a value out of range, an
+        unsupported CPU, ...) raises its status's exception with its message."""
+        call, results = self._prepare(tensors)
+        call()
+        return results
+
+    def _prepare(self, tensors):
         lib = self._library._lib
         self._library._check_open()
         outputs = {a.name for a in self.outputs}
@@ -162,6 +211,16 @@ class Kernel:
             if given is None:
                 results[arg.name] = np.empty(shapes[arg.name], dtype=arg.numpy_dtype)
                 continue
+            device = as_device_array(given) if not isinstance(given, np.ndarray) else None
+            if device is not None:
+                if device.dtype != arg.numpy_dtype and not (arg.dtype == "bf16" and device.dtype == np.dtype("<i2")):
+                    raise DTypeError(f"output '{arg.name}' must be {arg.dtype} ({arg}), got {device.dtype}")
+                if device.shape != shapes[arg.name]:
+                    raise ShapeError(f"output '{arg.name}' must have shape {shapes[arg.name]}, got {device.shape}")
+                if device.readonly:
+                    raise AttnError(f"output '{arg.name}' is a read-only device array", 9)
+                results[arg.name] = given
+                continue
             if not isinstance(given, np.ndarray) or given.dtype != arg.numpy_dtype:
                 raise DTypeError(f"output '{arg.name}' must be a {arg.numpy_dtype} NumPy array ({arg})")
             if given.shape != shapes[arg.name]:
@@ -172,20 +231,40 @@ class Kernel:
         inouts = {a.name for a in self.inputs if a.is_inout}
         for name in inouts & inputs.keys():
             given = inputs[name]
+            if not isinstance(given, np.ndarray):
+                raise AttnError(f"in-out tensor '{name}' must be a NumPy array (kv_cache kernels take host tensors)", 18)
             if not given.flags.c_contiguous or not given.flags.writeable:
                 raise AttnError(f"in-out tensor '{name}' must be C-contiguous and writeable (written in place)", 9)
             results[name] = given
-        arrays = {name: a if name in inouts else np.ascontiguousarray(a) for name, a in inputs.items()}
-        arrays.update(results)
-        keep = []  # the shape arrays, alive until attn_run returns
+        def host_or_device(name, a):
+            if isinstance(a, np.ndarray):
+                return a if name in inouts else np.ascontiguousarray(a)
+            return as_device_array(a)
+
+        arrays = {name: host_or_device(name, a) for name, a in inputs.items()}
+        arrays.update({name: a if isinstance(a, np.ndarray) else as_device_array(a) for name, a in results.items()})
+        keep = []  # the shape and stride arrays, alive until attn_run returns
         c_args = (_capi.Arg * len(arrays))()
         for n, (name, array) in enumerate(arrays.items()):
             shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
             keep.append(shape)
             c_args[n].name = name.encode()
-            c_args[n].tensor = _capi.Tensor(array.ctypes.data, self._arg(name).code, array.ndim, shape, None)
-        _check(lib, lib.attn_run(self._handle, c_args, len(arrays)))
-        return results
+            if isinstance(array, DeviceArray):
+                strides = (ctypes.c_int64 * max(array.ndim, 1))(*array.strides)
+                keep.append(strides)
+                c_args[n].tensor = _capi.Tensor(array.ptr, self._arg(name).code, array.ndim, shape, strides,
+                                                _capi.CUDA_DEVICE)
+            else:
+                c_args[n].tensor = _capi.Tensor(array.ctypes.data, self._arg(name).code, array.ndim, shape, None)
+        handle, count = self._handle, len(arrays)
+
+        def call():
+            self._library._check_open()
+            _check(lib, lib.attn_run(handle, c_args, count))
+            return keep  # (the closure holds the arrays, shapes and strides c_args points at)
+
+        keep.append(arrays)
+        return call, results
 
     def _arg(self, name):
         return next(a for a in self.args if a.name == name)

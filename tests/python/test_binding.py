@@ -148,4 +148,35 @@ def test_runtime_statuses_raise_with_the_runtime_message():
     assert e.status in (11, 16) and e.message, e
 
 
+class FakeCudaArray:
+    """What a PyTorch CUDA tensor shows of itself: __cuda_array_interface__ (never dereferenced
+    here: no kernel in this library has a CUDA variant, so the runtime refuses it first)."""
+
+    def __init__(self, shape, typestr, strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0x7F0000000000, False),
+                                         "strides": strides, "version": 3}
+
+
+def test_cuda_arrays_go_as_device_tensors():
+    rng = np.random.default_rng(7)
+    inputs = core_inputs(rng, 2, 5, 6, [6, 3])
+    # A CUDA q (rows padded to 20 floats) to a CPU-only kernel: the runtime says why not.
+    inputs["q"] = FakeCudaArray((2, 5, 3, 16), "<f4", (5 * 3 * 20 * 4, 3 * 20 * 4, 20 * 4, 4))
+    e = checks.raises(attnc.DeviceTensorError, lib[CORE].run, **inputs)
+    assert e.status == 18 and "CUDA device pointers" in e.message and "no cuda variant" in e.message, e.message
+    # bf16 as a torch.bfloat16 tensor's int16 view, and a CUDA output.
+    bf16 = {name: FakeCudaArray((1, 4, 2, 16), "<i2") for name in ("q", "k", "v")}
+    e = checks.raises(attnc.DeviceTensorError, lib[BF16].run, mask=np.ones((4, 4), np.uint8),
+                      out=FakeCudaArray((1, 4, 2, 16), "<i2"), **bf16)
+    assert e.status == 18, e.message
+    # Checked in the binding first: dtype, shape, strides that are not whole elements.
+    inputs["q"] = FakeCudaArray((2, 5, 3, 16), "<f8")
+    checks.raises(attnc.DTypeError, lib[CORE].run, **inputs)
+    inputs["q"] = FakeCudaArray((2, 5, 4, 16), "<f4")
+    checks.raises(attnc.ShapeError, lib[CORE].run, **inputs)
+    inputs["q"] = FakeCudaArray((2, 5, 3, 16), "<f4", (960, 192, 64, 6))
+    e = checks.raises(attnc.AttnError, lib[CORE].run, **inputs)
+    assert "not multiples" in str(e), e
+
+
 checks.run(globals())
