@@ -143,10 +143,10 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       // f16/bf16 GPU variants take those tensors as uint16 bits for the call; the caller's type
       // code (float (2) for f16, bfloat (4) for bf16) comes back afterwards, whatever happened.
       if (gpu_bits) o << "      attn_retype(buffers, " << n << ", " << id << "_bits, 1);\n";
-      o << "      wrapped = attn_device_wrap(context, buffers, " << n << ", " << device_interface_call(k.targets[v])
-        << ");\n"
-        << "      if (wrapped != 0)\n        wrapped = attn_device_finish(context, buffers, " << n << ", " << id
-        << "_outputs, wrapped);\n";
+      o << "      wrapped = attn_device_wrap(context, buffers, " << n << ", "
+        << device_interface_call(k.targets[v]) << ");\n"
+        << "      if (wrapped != 0)\n        wrapped = attn_device_finish(context, buffers, " << n << ", "
+        << id << "_outputs, wrapped);\n";
       if (split) {
         o << "      else if (split_keys)\n        wrapped = ";
         finish(id + "_split_keys" + suffix);
