@@ -42,7 +42,10 @@ const char *dtype_name(int dtype) {
 
 }  // namespace attn::detail
 
-extern "C" const char *attn_dtype_name(attn_dtype dtype) { return attn::detail::dtype_name(dtype); }
+// Read as an int: a C caller may pass any value (an enum outside its range is undefined in C++).
+extern "C" const char *attn_dtype_name(attn_dtype dtype) {
+  return attn::detail::dtype_name(attn::detail::dtype_value(dtype));
+}
 
 extern "C" const char *attn_last_error(void) {
   return last_error;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "arg_dims.h"
 #include "device_context.h"
@@ -379,14 +380,16 @@ attn_status check_memory(const attn_kernel_desc &desc, const attn_arg_info &info
   using attn::detail::DeviceApi;
   using attn::detail::memory_api;
   using attn::detail::memory_text;
-  const int memory = static_cast<int>(t.memory);
+  // Read as an int: a C caller may store any value (an enum outside its range is undefined in C++).
+  std::underlying_type_t<attn_memory> memory;
+  std::memcpy(&memory, &t.memory, sizeof(memory));
   if (memory != ATTN_HOST && memory != ATTN_CUDA_DEVICE && memory != ATTN_OPENCL_BUFFER) {
     return fail(
         ATTN_ERR_DEVICE_TENSOR,
         "tensor '%s' has memory %d, not ATTN_HOST (0), ATTN_CUDA_DEVICE (1) or ATTN_OPENCL_BUFFER (2)",
         info.name, memory);
   }
-  if (t.memory == ATTN_HOST) return ATTN_OK;
+  if (memory == ATTN_HOST) return ATTN_OK;
   if (info.rank == 0) {
     return fail(ATTN_ERR_DEVICE_TENSOR,
                 "tensor '%s' is %s, but scalars are read on the host: pass a host tensor", info.name,

@@ -157,7 +157,7 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
     refused(cuda, {"q"}, ATTN_ERR_DEVICE_TENSOR, "has no cuda variant");
     ClCall mixed{app, call, ATTN_OPENCL_BUFFER, {{"v", ATTN_CUDA_DEVICE}}};
     refused(mixed, {"k", "v"}, ATTN_ERR_DEVICE_TENSOR, "one call takes one GPU API");
-    ClCall unknown{app, call, ATTN_OPENCL_BUFFER, {{"q", static_cast<attn_memory>(7)}}};
+    ClCall unknown{app, call, ATTN_OPENCL_BUFFER, {{"q", 7}}};
     refused(unknown, {"q"}, ATTN_ERR_DEVICE_TENSOR, "has memory 7");
   }
   SUBCASE("an index tensor, read on the host") {
