@@ -32,7 +32,10 @@ namespace {
 // threads, then updating every (row, column group)'s state in its own thread. The per-block stages
 // run in that thread, bounded to one block of one row so their storage is a constant-size private
 // array (a GPU kernel cannot allocate storage of run-time size): each of a row's column groups
-// computes the row's scores, max and sum alike (redundant work, no barrier, no shared memory).
+// computes the row's scores, max and sum alike (redundant work, no barrier, no shared memory: at
+// Dv 64, 8 column groups, the QK^T products are done 8 times). Sharing the scores through shared
+// memory (a row's keys spread over its threads) is the next step: a first try (a1c7c39, reverted)
+// gave wrong outputs on PoCL for one modifier spec at key_block 32, cause not found.
 void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &t) {
   const int column_groups = t.threads / t.query_tile;
   const RVar over_blocks = w.over_blocks.x;
