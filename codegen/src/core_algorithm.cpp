@@ -121,9 +121,50 @@ void define_core_output(Func out, const std::vector<Halide::Var> &args, const Ex
   out(args) = Halide::Tuple(normalized, row_lse);
 }
 
+namespace {
+
+// The running combine's factors for a row whose max so far is running_max meeting a key block
+// whose max is block_max: {new max, factor of what was accumulated, factor of the block's sums}.
+// One exp serves both: whichever max is larger gets factor 1. While every key so far is masked,
+// the gap is 0, both factors are 1 and everything stays 0.
+std::tuple<Expr, Expr, Expr> combine_factors(const Expr &running_max, const Expr &block_max) {
+  const Expr new_max = sticky_max(running_max, block_max);
+  const Expr gap = running_max - block_max;
+  const Expr shrink = softmax_exp(-Halide::abs(gap));
+  const Expr keep_old = Halide::select(gap >= 0.0f, 1.0f, shrink);
+  const Expr take_new = Halide::select(gap >= 0.0f, shrink, 1.0f);
+  return {new_max, keep_old, take_new};
+}
+
+// The GPU's state (CoreFuncs::state with value_columns): no key yet, nothing accumulated.
+void define_column_state(CoreFuncs &f, const Expr &no_key) {
+  std::vector<Expr> initial{no_key, 0.0f};
+  for (int j = 0; j < f.value_columns; ++j) initial.push_back(0.0f);
+  f.state(f.column_group, f.row, f.tile, f.h, f.b) = Halide::Tuple(initial);
+}
+
+// The GPU state's update for sweep w: pure in column_group and row, the row's max and sum
+// computed in each column group's element alike, and each group's value_columns accumulators.
+void update_column_state(CoreFuncs &f, const BlockSweep &w, const Expr &block_max, const Expr &block_sum,
+                         int pv_rows) {
+  const Halide::Var &c = f.column_group, &row = f.row, &tile = f.tile, &h = f.h, &b = f.b;
+  const Expr rkb = w.over_blocks.x;
+  const Halide::FuncRef old = f.state(c, row, tile, h, b);
+  const auto [new_max, keep_old, take_new] = combine_factors(old[0], block_max);
+  std::vector<Expr> updated{new_max, old[1] * keep_old + block_sum * take_new};
+  for (int j = 0; j < f.value_columns; ++j) {
+    const Expr pv = w.block_pv(c * f.value_columns + j, row % pv_rows, row / pv_rows, tile, h, b, rkb);
+    updated.push_back(old[2 + j] * keep_old + pv * take_new);
+  }
+  f.state(c, row, tile, h, b) = Halide::Tuple(updated);
+}
+
+}  // namespace
+
 CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_block, int query_tile,
-                      int pv_rows) {
+                      int pv_rows, int value_columns) {
   CoreFuncs f;
+  f.value_columns = value_columns;
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   auto [dv, d, key, i, row, tile, h, b, kb] = std::tie(f.dv, f.d, f.key, f.i, f.row, f.tile, f.h, f.b, f.kb);
   const int group = s.heads / s.kv_heads;
@@ -230,12 +271,20 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     f.over_group_block.push_back(keys);
   }
 
-  f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
+  if (value_columns > 0) {
+    define_column_state(f, no_key);
+  } else {
+    f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
+  }
   for (size_t n = 0; n < spans.spans.size(); ++n) {
     const std::string suffix = spans.spans.size() > 1 ? "_" + std::to_string(n) : "";
     BlockSweep w;
-    w.over_blocks = RDom({{0, s.head_dim_v}, {0, blocks}}, "over_blocks" + suffix);
-    const Expr rdv = w.over_blocks.x, rkb = w.over_blocks.y;
+    if (value_columns > 0) {
+      w.over_blocks = RDom({{0, blocks}}, "over_blocks" + suffix);
+    } else {
+      w.over_blocks = RDom({{0, s.head_dim_v}, {0, blocks}}, "over_blocks" + suffix);
+    }
+    const Expr rkb = value_columns > 0 ? w.over_blocks.x : w.over_blocks.y;
     auto in_span = [&](const KeySpan &span) {
       return rkb * key_block <= span.last && rkb * key_block + key_block - 1 >= span.first;
     };
@@ -294,26 +343,35 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     }
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).
+    const Expr block_max = w.block_max(row, tile, h, b, rkb);
+    if (value_columns > 0) {
+      update_column_state(f, w, block_max, w.block_sum(row, tile, h, b, rkb), pv_rows);
+      f.sweeps.push_back(w);
+      continue;
+    }
     // The max and sum are the same for every dv; all lanes read them at the last dv, which
     // the ascending dv loop updates last (reads come before the store of a vector), so the factors are per
     // row (uniform across the dv vector) and one exp serves both: whichever max is larger gets factor 1.
+    const Expr rdv = w.over_blocks.x;
     const Expr last_dv = s.head_dim_v - 1;
     const Expr running_max = f.state(last_dv, row, tile, h, b)[0];
     const Expr running_sum = f.state(last_dv, row, tile, h, b)[1];
     const Expr acc = f.state(rdv, row, tile, h, b)[2];
-    const Expr block_max = w.block_max(row, tile, h, b, rkb);
-    const Expr new_max = sticky_max(running_max, block_max);
-    // While every key so far is masked, the gap is 0, both factors are 1 and everything stays 0.
-    const Expr gap = running_max - block_max;
-    const Expr shrink = softmax_exp(-Halide::abs(gap));
-    const Expr keep_old = Halide::select(gap >= 0.0f, 1.0f, shrink);
-    const Expr take_new = Halide::select(gap >= 0.0f, shrink, 1.0f);
+    const auto [new_max, keep_old, take_new] = combine_factors(running_max, block_max);
     f.state(rdv, row, tile, h, b) = Halide::Tuple(
         new_max, running_sum * keep_old + w.block_sum(row, tile, h, b, rkb) * take_new,
         acc * keep_old + w.block_pv(rdv, row % pv_rows, row / pv_rows, tile, h, b, rkb) * take_new);
     f.sweeps.push_back(w);
   }
 
+  if (value_columns > 0) {
+    const Halide::FuncRef row_state = f.state(dv / value_columns, i % query_tile, i / query_tile, h, b);
+    std::vector<Expr> columns;
+    for (int j = 0; j < value_columns; ++j) columns.push_back(row_state[2 + j]);
+    define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1],
+                       Halide::mux(dv % value_columns, columns), s.lse, in.out_type);
+    return f;
+  }
   const Halide::FuncRef row_state = f.state(dv, i % query_tile, i / query_tile, h, b);
   define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1], row_state[2], s.lse, in.to_out);
   return f;

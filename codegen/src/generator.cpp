@@ -287,8 +287,10 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       result = split.out;
       with_lse = split.with_lse;
     } else if (gpu_) {
-      // Every other core path is the block core on a GPU (a thread per query row, gpu_tiles()).
-      CoreFuncs funcs = define_core(in, core, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows);
+      // Every other core path is the block core on a GPU (a thread per query row and value
+      // column group, gpu_tiles()).
+      CoreFuncs funcs = define_core(in, core, gpu_tiles_.key_block, gpu_tiles_.query_tile, gpu_tiles_.pv_rows,
+                                    gpu_tiles_.value_columns);
       schedule_core_gpu(funcs, gpu_tiles_);
       result = funcs.out;
       with_lse = funcs.with_lse;
@@ -400,7 +402,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     if (used != nullptr) *used = in;
     if (gpu_) {
       const GpuTiles t = spec_.group_count == 0 ? gpu_tiles_ : gpu_tiles(g);
-      CoreFuncs core = define_core(in, g, t.key_block, t.query_tile, t.pv_rows);
+      CoreFuncs core = define_core(in, g, t.key_block, t.query_tile, t.pv_rows, t.value_columns);
       schedule_core_gpu(core, t);
       return core;
     }

@@ -3,13 +3,16 @@
 // Not measured on a GPU: PoCL (OpenCL on the CPU) runs them in `make test` for correctness only,
 // and tools/gpu_check.sh times the CUDA build against PyTorch's scaled_dot_product_attention (and
 // the decode against a device copy's bandwidth) where an NVIDIA GPU is lent. The block core: a GPU
-// block per (query tile, head, batch) keeps the tile's softmax state in shared memory and walks the
-// key blocks the mask keeps (the CPU's RDom predicates, so masked blocks are never visited); per
-// key block its threads first copy the block's K and V rows into shared memory together, then each
-// updates its own row's state from there, the row's scores in its registers. Calls with few queries
-// (decode) take the split-keys core instead (schedule_split_keys_gpu.cpp). Next step, to be measured
-// against this one on a GPU: threads over value columns, the state then in registers (it needs the
-// core's per-row max and sum apart from its Dv accumulators: see define_core).
+// block per (query tile, head, batch), a thread per (query row, group of value_columns value
+// columns), walks the key blocks the mask keeps (the CPU's RDom predicates, so masked blocks are
+// never visited); per key block its threads first copy the block's K and V rows into shared memory
+// together, then each computes its row's scores, max and sum (alike in each of the row's column
+// groups) and its columns' P.V sums in registers, and folds them into its softmax state (max, sum
+// and value_columns accumulators: define_core's GPU state, pure in column group and row, so the
+// threads never race), kept in shared memory across key blocks (why not registers: see
+// schedule_core_gpu). The previous core (a thread per query row, each looping over all Dv columns)
+// is in git history. Calls with few queries (decode) take the split-keys core instead
+// (schedule_split_keys_gpu.cpp).
 #include "attnc/schedule_gpu.h"
 
 namespace attnc {
@@ -26,20 +29,30 @@ namespace {
 
 // Sweep n's state update (stage n + 1): a serial loop over key blocks in the GPU block, each
 // iteration first loading the block's K and V rows into shared memory with all the block's
-// threads, then updating every row's state in its own thread. The per-block stages run in the
-// row's thread, bounded to one block of one row so their storage is a constant-size private
-// array (a GPU kernel cannot allocate storage of run-time size).
+// threads, then updating every (row, column group)'s state in its own thread. The per-block stages
+// run in that thread, bounded to one block of one row so their storage is a constant-size private
+// array (a GPU kernel cannot allocate storage of run-time size): each of a row's column groups
+// computes the row's scores, max and sum alike (redundant work, no barrier, no shared memory: at
+// Dv 64, 8 column groups, the QK^T products are done 8 times). Sharing the scores through shared
+// memory (a row's keys spread over its threads) is the next step: a first try (a1c7c39, reverted)
+// gave wrong outputs on PoCL for one modifier spec at key_block 32, cause not found.
 void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &t) {
-  const RVar over_dv = w.over_blocks.x, over_blocks = w.over_blocks.y;
-  f.state.update(stage - 1).reorder(over_dv, f.row, over_blocks, f.tile, f.h, f.b).gpu_threads(f.row);
+  const int column_groups = t.threads / t.query_tile;
+  const RVar over_blocks = w.over_blocks.x;
+  f.state.update(stage - 1)
+      .reorder(f.column_group, f.row, over_blocks, f.tile, f.h, f.b)
+      .gpu_threads(f.column_group, f.row);
   // (No stage index: Halide 21 validates compute_at sites without one.)
-  const Halide::LoopLevel in_row(f.state, f.row), in_block(f.state, over_blocks);
+  const Halide::LoopLevel in_thread(f.state, f.column_group), in_block(f.state, over_blocks);
 
   // The block's K (V) rows: key_block x head_dim floats, head_dim fastest, the loads spread over
-  // the query_tile threads so neighbouring threads read neighbouring floats. Each sweep takes its
-  // own copy (a wrapper per consumer): a Func has one place to be computed.
+  // all the block's threads so neighbouring threads read neighbouring floats, in the state
+  // update's shape (column groups x rows: Halide sizes a kernel's thread block by the largest
+  // extent of each thread dim over its stages, so a flat copy of t.threads lanes would multiply the
+  // block). Each sweep takes its own copy (a wrapper per consumer): a Func has one place to be computed.
   auto staged = [&](Halide::Func rows, Halide::Func consumer, const Var &dim) {
     Var key_in("key_in"), key_outer("key_outer"), element("element"), lane("lane"), round("round");
+    Var lane_row("lane_row"), lane_column("lane_column");
     rows.in(consumer)
         .compute_at(in_block)
         .store_in(Halide::MemoryType::GPUShared)
@@ -48,55 +61,79 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
         .bound_storage(f.b, 1)
         .split(f.key, key_outer, key_in, t.key_block, TailStrategy::GuardWithIf)
         .fuse(dim, key_in, element)
-        .split(element, round, lane, t.query_tile, TailStrategy::GuardWithIf)
-        .reorder(lane, round, key_outer)
-        .gpu_threads(lane);
+        .split(element, round, lane, t.threads, TailStrategy::GuardWithIf)
+        .split(lane, lane_row, lane_column, column_groups)
+        .reorder(lane_column, lane_row, round, key_outer)
+        .gpu_threads(lane_column, lane_row);
   };
   staged(f.head_keys, w.scores, f.d);
   staged(f.head_values, w.block_pv, f.dv);
 
-  auto per_row = [&](Halide::Func fn) {
-    fn.compute_at(in_row).bound_storage(f.tile, 1).bound_storage(f.h, 1).bound_storage(f.b, 1).bound_storage(
-        f.kb, 1);
+  auto per_thread = [&](Halide::Func fn) {
+    fn.compute_at(in_thread)
+        .bound_storage(f.tile, 1)
+        .bound_storage(f.h, 1)
+        .bound_storage(f.b, 1)
+        .bound_storage(f.kb, 1);
     return fn;
   };
   for (Halide::Func block : {w.scores, w.probs})
-    per_row(block).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
-  if (f.has_modifiers) per_row(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+    per_thread(block).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+  if (f.has_modifiers) per_thread(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
   if (w.key_penalty.defined())
-    w.key_penalty.compute_at(in_row).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
-  per_row(w.block_max).bound_storage(f.row, 1);
-  per_row(w.block_sum).bound_storage(f.row, 1);
-  per_row(w.block_pv).bound_storage(f.group_row, 1).bound_storage(f.pv_group, 1);
+    w.key_penalty.compute_at(in_thread).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
+  per_thread(w.block_max).bound_storage(f.row, 1);
+  per_thread(w.block_sum).bound_storage(f.row, 1);
+  // The group's value columns innermost and unrolled: per key one probability, value_columns
+  // products, the sums in registers.
+  per_thread(w.block_pv)
+      .bound_storage(f.group_row, 1)
+      .bound_storage(f.pv_group, 1)
+      .bound_extent(f.dv, t.value_columns)
+      .unroll(f.dv);
+  for (size_t n = 0; n < f.over_group_block.size(); ++n)
+    w.block_pv.update(static_cast<int>(n)).reorder(f.dv, f.over_group_block[n].x).unroll(f.dv);
 }
 
 }  // namespace
 
 void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
-  Var query_block("query_block"), query_in_tile("query_in_tile");
+  const int column_groups = t.threads / t.query_tile;
+  Var query_block("query_block"), query_in_tile("query_in_tile"), column("column"), column_in("column_in");
   f.out.compute_root()
+      .bound(f.dv, 0, column_groups * t.value_columns)
       .split(f.i, query_block, query_in_tile, t.query_tile, TailStrategy::GuardWithIf)
-      .reorder(f.dv, query_in_tile, query_block, f.h, f.b)
+      .split(f.dv, column, column_in, t.value_columns)
+      .reorder(column_in, column, query_in_tile, query_block, f.h, f.b)
       .gpu_blocks(query_block, f.h, f.b)
-      .gpu_threads(query_in_tile);
+      .gpu_threads(column, query_in_tile)
+      .unroll(column_in);
 
   // Checked on the host, once, before any kernel runs.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
-  // The tile's state lives in the GPU block's shared memory, across its loop over key blocks;
-  // out's threads read their rows from it.
+  // The tile's state lives in the GPU block's shared memory across its loop over key blocks, each
+  // thread reading and writing its own (column group, row) element once per key block; within a
+  // key block a thread's value_columns P.V sums are registers (block_pv, unrolled). Registers
+  // across key blocks would need Halide to give each thread only its own element of a block-level
+  // register allocation: Halide 21 gives each thread a private copy of the whole tile's state,
+  // indexed by the thread id, which PTX puts in local memory (10 KiB a thread at Dv 64, read and
+  // written per key block under a mask's block predicate). Later Halide shrinks such allocations
+  // to a thread's registers (halide/Halide#9343): then store_in(Register) here, to be measured.
+  // out's threads read their own elements.
   f.state.compute_at(f.out, query_block)
       .store_in(Halide::MemoryType::GPUShared)
+      .bound_storage(f.column_group, column_groups)
       .bound_storage(f.row, t.query_tile)
       .bound_storage(f.tile, 1)
       .bound_storage(f.h, 1)
       .bound_storage(f.b, 1)
-      .reorder(f.dv, f.row, f.tile, f.h, f.b)
-      .gpu_threads(f.row);
+      .reorder(f.column_group, f.row, f.tile, f.h, f.b)
+      .gpu_threads(f.column_group, f.row);
   // The row's scaled q, per thread and key block (a reload from L1 per key_block x head_dim products).
   for (size_t n = 0; n < f.sweeps.size(); ++n) {
     f.query_tile.in(f.sweeps[n].scores)
-        .compute_at(f.state, f.row)
+        .compute_at(f.state, f.column_group)
         .bound_storage(f.row, 1)
         .bound_storage(f.tile, 1)
         .bound_storage(f.h, 1)

@@ -1,4 +1,4 @@
-// GPU tile sizes: a pure function of the spec, one thread per query row.
+// GPU tile sizes: a pure function of the spec, a thread per query row and group of value columns.
 #include "attnc/tile_config_gpu.h"
 
 #include <doctest/doctest.h>
@@ -15,32 +15,40 @@ attn::Spec spec(const char *text) {
   return attn::resolve(parsed.spec);
 }
 
-TEST_CASE("gpu_tiles: a thread per query row, the block's shared memory within a CUDA block's 48 KiB") {
+TEST_CASE("gpu_tiles: threads over rows and value columns, the block's shared memory within 48 KiB") {
   struct Case {
     const char *text;
-    int query_tile, key_block;
+    int value_columns, query_tile, key_block;
   };
-  // D = Dv = 64: 3 x 32 x 64 state floats and 32 x 128 K/V floats, 40 KiB (64 rows: 48 KiB of state alone).
-  for (const Case c :
-       {Case{"heads=2 head_dim=16 mask=none", 128, 32}, Case{"heads=16 head_dim=64 mask=causal", 32, 32},
-        Case{"heads=16 head_dim=128 mask=none", 16, 16},
-        Case{"heads=2 head_dim=32 head_dim_v=80 mask=causal", 32, 32},
-        Case{"d_model=96 heads=3 head_dim_v=16 form=block", 128, 32},
-        Case{"heads=1 head_dim=512 mask=none", 1, 8}}) {
+  // D = Dv = 64: 8 column groups of 8 value columns, 32 rows (256 threads); 256 x 10 state floats
+  // and 32 x 128 K/V floats, 26 KiB. D = 512: 4 rows, and 8 keys (16 would need 74 KiB).
+  for (const Case c : {Case{"heads=2 head_dim=16 mask=none", 8, 128, 32},
+                       Case{"heads=16 head_dim=64 mask=causal", 8, 32, 32},
+                       Case{"heads=16 head_dim=128 mask=none", 8, 16, 32},
+                       Case{"heads=2 head_dim=32 head_dim_v=80 mask=causal", 8, 16, 32},
+                       Case{"heads=2 head_dim=20 mask=causal", 4, 32, 32},
+                       Case{"d_model=96 heads=3 head_dim_v=16 form=block", 8, 128, 32},
+                       Case{"heads=1 head_dim=512 mask=none", 8, 4, 8}}) {
     CAPTURE(c.text);
     const attn::Spec s = spec(c.text);
     const attnc::GpuTiles t = attnc::gpu_tiles(s);
     CHECK(t.pv_rows == 1);  // each thread trims P.V to its own row's keys
+    CHECK(t.value_columns == c.value_columns);
+    CHECK(s.head_dim_v % t.value_columns == 0);  // define_core's rule
     CHECK(t.query_tile == c.query_tile);
+    CHECK(t.threads == t.query_tile * (s.head_dim_v / t.value_columns));
+    CHECK(t.threads <= attnc::gpu_core_threads);
+    CHECK(2 * t.threads > attnc::gpu_core_threads);  // the most rows
     CHECK(t.key_block == c.key_block);
-    CHECK(attnc::gpu_shared_floats(s, t.query_tile, t.key_block) * 4 <= attnc::gpu_shared_bytes);
-    CHECK(attnc::gpu_shared_floats(s, 2 * t.query_tile, 16) * 4 > attnc::gpu_shared_bytes);  // the most rows
+    CHECK(attnc::gpu_shared_floats(s, t.threads, t.value_columns, t.key_block) * 4 <=
+          attnc::gpu_shared_bytes);
     CHECK(t.proj_rows * t.proj_tokens <= 1024);  // threads per block of a projection
     CHECK(t.split_keys_chunk % t.split_keys_group == 0);  // define_split_keys' rule
     CHECK(t.split_keys_chunk <= 1024);                     // a thread per key of a chunk
     const attnc::GpuTiles again = attnc::gpu_tiles(s);
     CHECK(again.query_tile == t.query_tile);
     CHECK(again.key_block == t.key_block);
+    CHECK(again.value_columns == t.value_columns);
   }
 }
 

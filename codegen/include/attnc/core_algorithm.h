@@ -42,6 +42,7 @@ bool bf16_dot_products(const Halide::Target &target);
 struct BlockSweep {
   // (.x: output dim dv, .y: key block of this span; an RDom predicate trims the blocks). dv is
   // a reduction variable so the update may read the per-row max and sum at one fixed dv.
+  // With value_columns (the GPU's state) only .x, the key block: the update is pure in dv.
   Halide::RDom over_blocks;
   Halide::Func key_penalty;  // key_penalty(key, kb): 0, or masked_score past seq_k (whole blocks only)
   Halide::Func scores;       // scores(row, key, tile, h, b, kb): scaled q . k, one key block
@@ -78,7 +79,13 @@ struct CoreFuncs {
   // Length inputs checked against [0, Sk] before anything is written (Halide require()).
   std::vector<Halide::Func> value_checks;
   bool has_modifiers = false;  // modifiers on the scores (softcap, alibi, bias)
-  Halide::Func state;          // state(dv, row, tile, h, b) = {running_max, running_sum, acc}
+  // state(dv, row, tile, h, b) = {running_max, running_sum, acc}. With value_columns n > 0 (the
+  // GPU's) instead state(column_group, row, tile, h, b) = {running_max, running_sum, acc_0 ..
+  // acc_{n-1}}, acc_j for dv = column_group * n + j: the row's max and sum apart from any dv, so
+  // the update is pure in column_group and row (one GPU thread each, its state in registers).
+  Halide::Func state;
+  Halide::Var column_group{"column_group"};
+  int value_columns = 0;
   // out(dv, h, i, b); with lse, a Tuple {out, lse} (lse repeated along dv, read at dv = 0).
   Halide::Func out;
   bool with_lse = false;
@@ -90,8 +97,10 @@ constexpr float no_key_score = -1.0e30f;
 constexpr float masked_score = -2.0e30f;
 
 // pv_rows divides query_tile: the rows of a PV register block, which skip keys they cannot keep.
+// value_columns 0: the state per dv (the CPU's); else it divides head_dim_v and the state holds
+// that many value columns per element (the GPU's, see CoreFuncs::state). Everything else is the same.
 CoreFuncs define_core(const CoreInputs &in, const attn::Spec &resolved, int key_block, int query_tile,
-                      int pv_rows);
+                      int pv_rows, int value_columns = 0);
 
 // The keys a group of pv_rows query rows may keep, the first at key position group_first: the
 // hull of its spans (the tile's spans must be bounded). It narrows with the rows, so it lies

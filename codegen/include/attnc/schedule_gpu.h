@@ -14,10 +14,11 @@ namespace attnc {
 // the block core, whatever the CPU would have picked.
 bool runs_on_gpu(const Halide::Target &target);
 
-// GPU blocks over (query tile, head, batch), one thread per query row; the block walks the key
-// blocks the mask keeps (the same RDom predicates as on the CPU), staging each block's K and V
-// rows in shared memory with all its threads, the tile's softmax state in shared memory too.
-// core was defined with gpu_tiles()' key_block, query_tile and pv_rows.
+// GPU blocks over (query tile, head, batch), threads over (value column group, query row); the
+// block walks the key blocks the mask keeps (the same RDom predicates as on the CPU), staging each
+// block's K and V rows in shared memory with all its threads, each thread's softmax state in shared
+// memory too and its P.V sums over a key block in registers. core was defined with gpu_tiles()'
+// key_block, query_tile, pv_rows and value_columns.
 void schedule_core_gpu(CoreFuncs &core, const GpuTiles &tiles);
 
 // The split-keys core (Sq <= split_keys_max_queries) on a GPU: a block per (key chunk, query,

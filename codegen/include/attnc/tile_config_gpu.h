@@ -6,7 +6,9 @@
 namespace attnc {
 
 struct GpuTiles {
-  int query_tile;  // query rows per GPU block, one thread each (the block's threads)
+  int query_tile;     // query rows per GPU block
+  int value_columns;  // value columns per thread: its accumulators (registers); divides head_dim_v
+  int threads;        // threads per core block: query_tile x (head_dim_v / value_columns)
   int key_block;  // keys per running-max/sum update, staged in shared memory; a thread's scores for one block
   int pv_rows;    // query rows of a P.V group: 1, each thread trims its keys to its own row
   int split_keys_chunk;  // split-keys decode: keys per GPU block (a thread per key for the scores)
@@ -15,17 +17,22 @@ struct GpuTiles {
   int proj_tokens;       // tokens per GPU block of a projection (threads along tokens)
 };
 
-// The shared memory (in floats) of a core block on a GPU: the query tile's softmax state (max, sum
-// and Dv accumulators per row) and one key block's K and V rows.
-int gpu_shared_floats(const attn::Spec &resolved, int query_tile, int key_block);
+// The shared memory (in floats) of a core block on a GPU: its threads' softmax states (max, sum and
+// value_columns accumulators each) and one key block's K and V rows.
+int gpu_shared_floats(const attn::Spec &resolved, int threads, int value_columns, int key_block);
 // The shared memory a CUDA block may use without opting in to more.
 inline constexpr int gpu_shared_bytes = 48 * 1024;
+// The most threads a core block takes: 8 warps.
+inline constexpr int gpu_core_threads = 256;
 
-// One thread per query row; the tile's softmax state and each key block's K and V rows sit in the
-// block's shared memory (K and V loaded by all the block's threads together), a row's scores for one
-// key block in its thread's registers. Not measured on a GPU (PoCL runs them for correctness only):
-// the most rows (up to 128) whose state and a key block of 16 fit in gpu_shared_bytes, then the
-// most keys (up to 32) that still fit.
+// A thread per (query row, group of value_columns value columns); each key block's K and V rows sit
+// in the block's shared memory (loaded by all the block's threads together), as does each thread's
+// softmax state (max, sum and its group's accumulators: read and written once per key block), the
+// key block's P.V sums in the thread's registers. Not measured on a GPU (PoCL runs them for
+// correctness only): value_columns the most (up to 8) that divide head_dim_v, as 8 sums beside a
+// key block's scores stay well inside a thread's registers; then the most rows (up to 128, a power
+// of 2) within gpu_core_threads; then the most keys (up to 32) whose K and V fit in
+// gpu_shared_bytes beside the states.
 GpuTiles gpu_tiles(const attn::Spec &resolved);
 
 }  // namespace attnc
