@@ -369,7 +369,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     std::vector<Expr> columns;
     for (int j = 0; j < value_columns; ++j) columns.push_back(row_state[2 + j]);
     define_core_output(f.out, {dv, h, i, b}, row_state[0], row_state[1],
-                       Halide::mux(dv % value_columns, columns), s.lse, in.out_type);
+                       Halide::mux(dv % value_columns, columns), s.lse, in.to_out);
     return f;
   }
   const Halide::FuncRef row_state = f.state(dv, i % query_tile, i / query_tile, h, b);
