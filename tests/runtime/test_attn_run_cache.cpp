@@ -16,6 +16,7 @@
 
 #include "attn/mask.h"
 #include "npy.h"
+#include "npy_files.h"
 #include "sequence_reference.h"
 
 namespace fs = std::filesystem;
@@ -52,15 +53,9 @@ struct Workspace {
   }
   std::string file(const std::string &name) const { return (dir / name).string(); }
   void save(const std::string &name, const attn::npy::Array &array) const {
-    std::string error;
-    REQUIRE_MESSAGE(attn::npy::write(file(name), array, &error), error);
+    attnc::test::save_npy(file(name), array);
   }
-  attn::npy::Array load(const std::string &name) const {
-    attn::npy::Array array;
-    std::string error;
-    REQUIRE_MESSAGE(attn::npy::read(file(name), &array, &error), error);
-    return array;
-  }
+  attn::npy::Array load(const std::string &name) const { return attnc::test::load_npy(file(name)); }
   int run(const std::string &arguments, std::string *err) const {
     const std::string path = file("stderr.txt");
     const int status = std::system(

@@ -18,6 +18,7 @@
 #include "attn/half.hpp"
 #include "attn/mask.h"
 #include "npy.h"
+#include "npy_files.h"
 #include "reference.h"
 
 namespace fs = std::filesystem;
@@ -91,15 +92,9 @@ struct Workspace {
     return array_of(ATTN_F32, shape(name), values(name));
   }
   void save(const std::string &name, const attn::npy::Array &array) const {
-    std::string error;
-    REQUIRE_MESSAGE(attn::npy::write(file(name), array, &error), error);
+    attnc::test::save_npy(file(name), array);
   }
-  attn::npy::Array load(const std::string &name) const {
-    attn::npy::Array array;
-    std::string error;
-    REQUIRE_MESSAGE(attn::npy::read(file(name), &array, &error), error);
-    return array;
-  }
+  attn::npy::Array load(const std::string &name) const { return attnc::test::load_npy(file(name)); }
   Outcome run(const std::string &arguments) const {
     const std::string err = file("stderr.txt");
     const int status =
