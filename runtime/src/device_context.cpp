@@ -97,6 +97,30 @@ attn_status check_cuda_pointer(const attn_call_context &context, const char *nam
   return ATTN_OK;
 }
 
+// The copy on the call's stream (0: the legacy default stream), then a wait for that stream.
+attn_status read_cuda_pointer(const attn_call_context &context, const char *name, void *data, uint64_t bytes,
+                              void *host) {
+  auto push = entry<int (*)(CuContext)>(DeviceApi::cuda, "cuCtxPushCurrent_v2");
+  auto pop = entry<int (*)(CuContext *)>(DeviceApi::cuda, "cuCtxPopCurrent_v2");
+  auto copy = entry<int (*)(void *, CuDevicePtr, size_t, void *)>(DeviceApi::cuda, "cuMemcpyDtoHAsync_v2");
+  auto wait = entry<int (*)(void *)>(DeviceApi::cuda, "cuStreamSynchronize");
+  if (push == nullptr || pop == nullptr || copy == nullptr || wait == nullptr)
+    return fail(ATTN_ERR_NO_DEVICE,
+                "libcuda.so lacks cuCtxPushCurrent_v2, cuCtxPopCurrent_v2, cuMemcpyDtoHAsync_v2 or "
+                "cuStreamSynchronize");
+  int error = push(static_cast<CuContext>(context.cuda_context));
+  if (error == cuda_success) {
+    error = copy(host, reinterpret_cast<CuDevicePtr>(data), static_cast<size_t>(bytes), context.cuda_stream);
+    if (error == cuda_success) error = wait(context.cuda_stream);
+    CuContext popped = nullptr;
+    pop(&popped);
+  }
+  if (error != cuda_success)
+    return fail(ATTN_ERR_DEVICE_TENSOR, "tensor '%s': reading it back to the host failed (CUDA error %d)",
+                name, error);
+  return ATTN_OK;
+}
+
 // --- OpenCL (the ICD loader's entry points) ---
 using ClPlatform = void *;
 using ClDevice = void *;
@@ -254,6 +278,21 @@ attn_status check_opencl_buffer(const attn_call_context &context, const char *na
   return ATTN_OK;
 }
 
+// A blocking read on the call's queue (in order: after the work queued before it).
+attn_status read_opencl_buffer(const attn_call_context &context, const char *name, void *data, uint64_t bytes,
+                               void *host) {
+  auto read =
+      entry<int32_t (*)(ClQueue, ClMem, uint32_t, size_t, size_t, void *, uint32_t, const void *, void *)>(
+          DeviceApi::opencl, "clEnqueueReadBuffer");
+  if (read == nullptr) return fail(ATTN_ERR_NO_DEVICE, "libOpenCL.so lacks clEnqueueReadBuffer");
+  const int32_t error = read(static_cast<ClQueue>(context.opencl_queue), static_cast<ClMem>(data),
+                             /*blocking=*/1, 0, static_cast<size_t>(bytes), host, 0, nullptr, nullptr);
+  if (error != cl_success)
+    return fail(ATTN_ERR_DEVICE_TENSOR, "tensor '%s': reading it back to the host failed (OpenCL error %d)",
+                name, error);
+  return ATTN_OK;
+}
+
 }  // namespace
 
 DeviceApi memory_api(attn_memory memory) {
@@ -306,6 +345,13 @@ attn_status check_device_tensor(DeviceApi api, const attn_call_context &context,
                                 uint64_t bytes) {
   if (api == DeviceApi::cuda) return check_cuda_pointer(context, name, data, bytes);
   if (api == DeviceApi::opencl) return check_opencl_buffer(context, name, data, bytes);
+  return ATTN_OK;
+}
+
+attn_status read_device_tensor(DeviceApi api, const attn_call_context &context, const char *name, void *data,
+                               uint64_t bytes, void *host) {
+  if (api == DeviceApi::cuda) return read_cuda_pointer(context, name, data, bytes, host);
+  if (api == DeviceApi::opencl) return read_opencl_buffer(context, name, data, bytes, host);
   return ATTN_OK;
 }
 

@@ -24,4 +24,10 @@ attn_status set_call_device_context(DeviceApi api, bool with_device_tensors, att
 attn_status check_device_tensor(DeviceApi api, const attn_call_context &context, const char *name, void *data,
                                 uint64_t bytes);
 
+// Copies a checked device tensor's first `bytes` bytes to `host`, after the work queued before on
+// the call's stream (CUDA) or queue (OpenCL); returns when the copy is done. Records the message
+// on failure (ATTN_ERR_DEVICE_TENSOR).
+attn_status read_device_tensor(DeviceApi api, const attn_call_context &context, const char *name, void *data,
+                               uint64_t bytes, void *host);
+
 }  // namespace attn::detail

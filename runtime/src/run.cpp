@@ -1,6 +1,7 @@
 // run.cpp: runs a kernel on checked tensors and turns Halide's errors into statuses.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "HalideRuntime.h"
 #include "device_context.h"
@@ -33,22 +34,31 @@ uint64_t buffer_span_bytes(const halide_buffer_t &buffer) {
   return (span + 1) * buffer.type.bytes();
 }
 
-// The call's GPU context, and every device tensor checked against it.
-attn_status prepare_device(const attn_kernel_desc &desc, const attn::detail::CallBuffers &buffers,
-                           int variant, attn_call_context *context) {
+// The call's GPU context, and every device tensor checked against it. Index and mask tensors
+// (i32, u8) are read on the host by the pipelines (their values bound the key loops and are
+// checked first): those given on the device are read back into host copies the call keeps.
+attn_status prepare_device(const attn_kernel_desc &desc, attn::detail::CallBuffers *buffers, int variant,
+                           attn_call_context *context) {
   using namespace attn::detail;
   const char *target = desc.variant_count > 0 ? desc.variants[variant].target : desc.target;
   const DeviceApi api = device_api_of(target);
   if (api == DeviceApi::none) return ATTN_OK;
-  if (attn_status s = set_call_device_context(api, !buffers.device_args.empty(), context); s != ATTN_OK)
+  if (attn_status s = set_call_device_context(api, !buffers->device_args.empty(), context); s != ATTN_OK)
     return s;
-  for (int i : buffers.device_args) {
-    const halide_buffer_t &buffer = buffers.buffers[static_cast<size_t>(i)];
-    if (attn_status s =
-            check_device_tensor(api, *context, desc.args[i].name, reinterpret_cast<void *>(buffer.device),
-                                buffer_span_bytes(buffer));
+  for (int i : buffers->device_args) {
+    halide_buffer_t &buffer = buffers->buffers[static_cast<size_t>(i)];
+    void *handle = reinterpret_cast<void *>(buffer.device);
+    const uint64_t bytes = buffer_span_bytes(buffer);
+    if (attn_status s = check_device_tensor(api, *context, desc.args[i].name, handle, bytes); s != ATTN_OK)
+      return s;
+    if (desc.args[i].dtype != ATTN_I32 && desc.args[i].dtype != ATTN_U8) continue;
+    std::vector<uint8_t> &copy = buffers->read_back.emplace_back(static_cast<size_t>(bytes));
+    if (attn_status s = read_device_tensor(api, *context, desc.args[i].name, handle, bytes, copy.data());
         s != ATTN_OK)
       return s;
+    buffer.device = 0;
+    buffer.host = copy.data();
+    buffer.set_host_dirty(true);
   }
   return ATTN_OK;
 }
@@ -74,7 +84,7 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
     return s;
 
   attn_call_context context{};
-  if (attn_status s = prepare_device(desc, buffers, variant, &context); s != ATTN_OK) return s;
+  if (attn_status s = prepare_device(desc, &buffers, variant, &context); s != ATTN_OK) return s;
   const int result = desc.variant_count > 0 ? desc.run_variant(&context, buffers.pointers.data(), variant)
                                             : desc.run(&context, buffers.pointers.data());
   if (result == 0) return ATTN_OK;

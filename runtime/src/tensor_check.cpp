@@ -396,11 +396,10 @@ attn_status check_memory(const attn_kernel_desc &desc, const attn_arg_info &info
                 memory_text(t.memory));
   }
   // Index tensors (key_lengths, segment ids, ...) and the mask bound the key loops, and their
-  // values are checked, in the pipelines' host code.
-  if (info.dtype == ATTN_I32 || info.dtype == ATTN_U8) {
-    return fail(ATTN_ERR_DEVICE_TENSOR,
-                "tensor '%s' is %s, but kernels read %s tensors on the host (their values bound the key "
-                "loops and are checked first): pass a host tensor",
+  // values are checked, in the pipelines' host code: the runtime reads them back (run.cpp), so only
+  // inputs can be device tensors.
+  if ((info.dtype == ATTN_I32 || info.dtype == ATTN_U8) && info.is_output) {
+    return fail(ATTN_ERR_DEVICE_TENSOR, "tensor '%s' is %s, but kernels write %s outputs on the host",
                 info.name, memory_text(t.memory), info.dtype == ATTN_I32 ? "index" : "mask");
   }
   // Per-sequence kernels read these on the host to dispatch (emit_sequence.cpp).

@@ -1,6 +1,8 @@
 // tensor_check.h: checks one call's tensors against a kernel table and builds its Halide buffers.
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "HalideRuntime.h"
@@ -14,10 +16,13 @@ namespace attn::detail {
 // holds ATTN_MAX_RANK entries per argument, innermost first; defaults[i] is the element an
 // optional input left out points at (its attn_arg_info default_value).
 // Device tensors (attn_tensor.memory) get host NULL and their handle as device (kernel_abi.h);
-// device_api is their API (none: every tensor is on the host), device_args their indices.
+// device_api is their API (none: every tensor is on the host), device_args their indices;
+// read_back holds the host copies of device index and mask tensors (run.cpp), a deque so that
+// adding one moves none.
 struct CallBuffers {
   DeviceApi device_api = DeviceApi::none;
   std::vector<int> device_args;
+  std::deque<std::vector<uint8_t>> read_back;
   std::vector<float> defaults;
   std::vector<halide_dimension_t> dims;
   std::vector<halide_buffer_t> buffers;

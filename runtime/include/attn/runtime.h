@@ -206,7 +206,9 @@ attn_status attn_set_opencl_context(void *cl_context, void *cl_queue);
  * (OpenCL) of the context in use that holds all its elements, else ATTN_ERR_DEVICE_TENSOR. Host
  * and device tensors mix freely: host ones are copied over and back. Device outputs are written
  * in place and stay on the device; with an application stream or queue the call may return
- * before they are complete (synchronize on it). Kernels that read tensor values on the host
+ * before they are complete (synchronize on it). Device index and mask tensors (i32, u8 inputs:
+ * their values bound the key loops on the host) are read back to the host first, on the call's
+ * stream or queue, and the call waits for that copy. Kernels that read tensor values on the host
  * (kv_cache and layout=varlen kernels, which dispatch per sequence) take host tensors only. */
 attn_status attn_run(const attn_kernel *kernel, const attn_arg *args, int arg_count);
 

@@ -1,9 +1,9 @@
 // Device tensors on the OpenCL variant (PoCL): OpenCL buffers of the application's own context
-// passed without copies, alone or mixed with host tensors, against the fp64 reference and bitwise
-// against the host-tensor run; and every way a call's device tensors can be wrong, refused with
-// ATTN_ERR_DEVICE_TENSOR before anything is written. Every kernel here runs in one context, the
-// test's, set before the first OpenCL call (Halide keeps each kernel's program in the context of
-// its first call: the runtime holds a process to that one).
+// passed without copies, alone or mixed with host tensors (index and mask tensors read back to the
+// host), against the fp64 reference and bitwise against the host-tensor run; and every way a call's device
+// tensors can be wrong, refused with ATTN_ERR_DEVICE_TENSOR before anything is written. Every kernel here
+// runs in one context, the test's, set before the first OpenCL call (Halide keeps each kernel's program in
+// the context of its first call: the runtime holds a process to that one).
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -22,6 +22,8 @@ using namespace attnc::test;
 
 constexpr const char *core_spec = "heads=4 kv_heads=2 head_dim=64 mask=causal";
 constexpr const char *padded_spec = "heads=2 kv_heads=1 head_dim=32 mask=causal&padding lse=true";
+// Index (segment ids) and mask (u8) tensors, which the pipelines read on the host.
+constexpr const char *masked_spec = "heads=2 kv_heads=1 head_dim=16 mask=document&tensor";
 constexpr const char *block_spec = "d_model=64 heads=2 form=block qkv=fused proj_bias=true mask=none";
 
 // The application: one context for the whole test program, given to attnc before any kernel runs.
@@ -71,8 +73,16 @@ TEST_CASE(
     std::set<std::string> on_device;
   };
   const std::vector<Case> cases = {
-      {core_spec, {"q", "k", "v", "out"}},          {core_spec, {"k", "out"}}, {core_spec, {"q", "v"}},
-      {padded_spec, {"q", "k", "v", "out", "lse"}}, {padded_spec, {"out"}},
+      {core_spec, {"q", "k", "v", "out"}},
+      {core_spec, {"k", "out"}},
+      {core_spec, {"q", "v"}},
+      {padded_spec, {"q", "k", "v", "out", "lse"}},
+      {padded_spec, {"out"}},
+      // Index and mask tensors on the device: read back to the host before the kernel runs.
+      {padded_spec, {"q", "key_lengths"}},
+      {padded_spec, {"key_lengths"}},
+      {masked_spec, {"q", "k", "v", "out", "segment_ids_q", "segment_ids_k", "mask"}},
+      {masked_spec, {"mask", "segment_ids_k"}},
   };
   for (const Case &c : cases) {
     CAPTURE(c.spec);
@@ -160,13 +170,31 @@ TEST_CASE("device tensors a call cannot take are refused before anything is writ
     ClCall unknown{app, call, ATTN_OPENCL_BUFFER, {{"q", 7}}};
     refused(unknown, {"q"}, ATTN_ERR_DEVICE_TENSOR, "has memory 7");
   }
-  SUBCASE("an index tensor, read on the host") {
+  SUBCASE("an index tensor in a buffer smaller than it, before it is read back") {
     const attn_kernel *padded = find_kernel(parse(padded_spec));
     REQUIRE(padded != nullptr);
     Call call = core_call(padded_spec, 1, 9, 9);
+    IndexTensor &lengths = call.index_tensors.at("key_lengths");
+    void *small = app.upload(lengths.data(), sizeof(int32_t));
+    REQUIRE(small != nullptr);
+    std::vector<attn_arg> args;
+    for (auto &[name, t] : call.tensors) args.push_back({name.c_str(), t.c_tensor()});
+    attn_tensor on_device = lengths.c_tensor();
+    on_device.data = small;
+    on_device.memory = ATTN_OPENCL_BUFFER;
+    args.push_back({"key_lengths", on_device});
+    CHECK(attn_run(padded, args.data(), static_cast<int>(args.size())) == ATTN_ERR_DEVICE_TENSOR);
+    CHECK_MESSAGE(last_error().find("last element ends at byte") != std::string::npos, last_error());
+    CHECK(call.tensors.at("out").all_padding());
+    app.release(small);
+  }
+  SUBCASE("bad values in an index tensor read back from the device") {
+    const attn_kernel *padded = find_kernel(parse(padded_spec));
+    REQUIRE(padded != nullptr);
+    Call call = core_call(padded_spec, 1, 9, 9);
+    call.index_tensors.at("key_lengths").logical(0) = 10;  // > Sk
     ClCall run{app, call, ATTN_OPENCL_BUFFER};
-    CHECK(run.run(padded, {"q", "key_lengths"}) == ATTN_ERR_DEVICE_TENSOR);
-    CHECK_MESSAGE(last_error().find("read index tensors on the host") != std::string::npos, last_error());
+    CHECK(run.run(padded, {"key_lengths"}) == ATTN_ERR_INVALID_VALUE);
     CHECK(call.tensors.at("out").all_padding());
   }
   SUBCASE("OpenCL buffers while the device is forced to the CPU") {
