@@ -18,6 +18,8 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   const Halide::Var &dv = f.dv, &lane = f.lane, &key = f.key, &c = f.c, &i = f.i, &h = f.h, &b = f.b;
   const int group = s.heads / s.kv_heads;
+  f.heads = s.heads;
+  f.query_group = group;
   const Expr seq_q = in.seq_q, seq_k = in.seq_k;
   const Expr no_key = Expr(no_key_score);
   const bool padded = s.mask.uses(attn::MaskOp::padding);

@@ -1,6 +1,8 @@
 // GPU tile sizes: one pure function for CUDA and OpenCL.
 #include "attnc/tile_config_gpu.h"
 
+#include <algorithm>
+
 namespace attnc {
 
 int gpu_shared_floats(const attn::Spec &resolved, int threads, int value_columns, int key_block) {
@@ -17,6 +19,14 @@ GpuTiles gpu_tiles(const attn::Spec &resolved) {
   // Decode: 128 keys per block gives a B64 H32 Sk8192 decode 2^17 blocks of 128 threads.
   t.split_keys_chunk = 128;
   t.split_keys_group = 32;
+  // The query heads of a KV head (GQA) share its block, so its K and V chunk come from DRAM once:
+  // the most heads, up to 8, that divide the group, with a thread per (value column, head) within
+  // 1024 threads.
+  const int query_group = resolved.heads / resolved.kv_heads;
+  t.split_keys_heads = 1;
+  for (int n = 1; n <= 8 && n <= query_group; ++n)
+    if (query_group % n == 0 && n * std::max(resolved.head_dim_v, t.split_keys_chunk) <= 1024)
+      t.split_keys_heads = n;
   t.proj_rows = 16;
   t.proj_tokens = 16;
   for (t.value_columns = 8; resolved.head_dim_v % t.value_columns != 0;) t.value_columns /= 2;

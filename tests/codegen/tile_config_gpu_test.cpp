@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "attn/spec_text.h"
 #include "attn/validate.h"
 #include "attnc/schedule_gpu.h"
@@ -42,13 +44,35 @@ TEST_CASE("gpu_tiles: threads over rows and value columns, the block's shared me
     CHECK(t.key_block == c.key_block);
     CHECK(attnc::gpu_shared_floats(s, t.threads, t.value_columns, t.key_block) * 4 <=
           attnc::gpu_shared_bytes);
-    CHECK(t.proj_rows * t.proj_tokens <= 1024);  // threads per block of a projection
+    CHECK(t.proj_rows * t.proj_tokens <= 1024);           // threads per block of a projection
     CHECK(t.split_keys_chunk % t.split_keys_group == 0);  // define_split_keys' rule
-    CHECK(t.split_keys_chunk <= 1024);                     // a thread per key of a chunk
+    CHECK(t.split_keys_chunk <= 1024);                    // a thread per key of a chunk
     const attnc::GpuTiles again = attnc::gpu_tiles(s);
     CHECK(again.query_tile == t.query_tile);
     CHECK(again.key_block == t.key_block);
     CHECK(again.value_columns == t.value_columns);
+  }
+}
+
+TEST_CASE("gpu_tiles: a split-keys block takes up to 8 query heads of one KV head, dividing the group") {
+  struct Case {
+    const char *text;
+    int heads;
+  };
+  // H32 KVH8 D128: 4 heads (128 x 4 threads). MQA at 32 heads: 8. Group 3: 3. Dv 256: 4 (1024
+  // threads); Dv 512: 2. No GQA: 1.
+  for (const Case c :
+       {Case{"heads=32 kv_heads=8 head_dim=128 mask=none", 4},
+        Case{"heads=32 kv_heads=1 head_dim=64 mask=causal", 8},
+        Case{"heads=3 kv_heads=1 head_dim=32 mask=causal", 3},
+        Case{"heads=12 kv_heads=1 head_dim=256 mask=none", 4},
+        Case{"heads=8 kv_heads=1 head_dim=512 mask=none", 2}, Case{"heads=16 head_dim=64 mask=causal", 1}}) {
+    CAPTURE(c.text);
+    const attn::Spec s = spec(c.text);
+    const attnc::GpuTiles t = attnc::gpu_tiles(s);
+    CHECK(t.split_keys_heads == c.heads);
+    CHECK((s.heads / s.kv_heads) % t.split_keys_heads == 0);
+    CHECK(t.split_keys_heads * std::max(s.head_dim_v, t.split_keys_chunk) <= 1024);
   }
 }
 

@@ -37,6 +37,8 @@ struct SplitKeysFuncs {
   std::vector<Halide::Func> value_checks;
   bool has_modifiers = false;
   bool with_lse = false;
+  int heads = 0;        // h's extent
+  int query_group = 1;  // query heads per KV head: h reads K and V of KV head h / query_group
 };
 
 // lanes divides head_dim; group_keys divides chunk_keys.

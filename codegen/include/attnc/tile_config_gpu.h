@@ -13,6 +13,7 @@ struct GpuTiles {
   int pv_rows;    // query rows of a P.V group: 1, each thread trims its keys to its own row
   int split_keys_chunk;  // split-keys decode: keys per GPU block (a thread per key for the scores)
   int split_keys_group;  // split-keys decode: keys per P.V group of a value column's thread
+  int split_keys_heads;  // split-keys decode: query heads of one KV head per GPU block (K, V read once)
   int proj_rows;         // output features per GPU block of a projection (threads along features)
   int proj_tokens;       // tokens per GPU block of a projection (threads along tokens)
 };
