@@ -281,8 +281,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     Func result;
     bool with_lse = false;
     if (gpu_ && std::string(core_path) == "split_keys") {
-      SplitKeysFuncs split =
-          define_split_keys(in, core, gpu_tiles_.split_keys_chunk, gpu_tiles_.split_keys_group, 1);
+      SplitKeysFuncs split = define_split_keys(in, core, gpu_tiles_.split_keys_chunk,
+                                               gpu_tiles_.split_keys_group, gpu_tiles_.split_keys_lanes);
       schedule_split_keys_gpu(split, gpu_tiles_);
       result = split.out;
       with_lse = split.with_lse;

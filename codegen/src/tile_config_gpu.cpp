@@ -9,6 +9,10 @@ int gpu_shared_floats(const attn::Spec &resolved, int threads, int value_columns
   return threads * (value_columns + 2) + key_block * (resolved.head_dim + resolved.head_dim_v);
 }
 
+int gpu_split_keys_shared_floats(const attn::Spec &resolved, int chunk, int lanes, int heads) {
+  return heads * (chunk * (lanes + 1 + 2) + resolved.head_dim_v + 2);
+}
+
 GpuTiles gpu_tiles(const attn::Spec &resolved) {
   // Not measured on a GPU; PoCL correctness only. Registers first: 8 accumulators per thread
   // (fewer where 8 does not divide Dv), then the most rows whose threads (rows x Dv / columns) stay
@@ -19,13 +23,19 @@ GpuTiles gpu_tiles(const attn::Spec &resolved) {
   // Decode: 128 keys per block gives a B64 H32 Sk8192 decode 2^17 blocks of 128 threads.
   t.split_keys_chunk = 128;
   t.split_keys_group = 32;
+  // K is read along head_dim by split_keys_lanes neighbouring threads per key (8: a 32-byte sector
+  // of a row per key, 4 rows per warp instruction, rather than 32 rows 4 bytes each), the lanes'
+  // sums added through shared memory.
+  for (t.split_keys_lanes = 8; resolved.head_dim % t.split_keys_lanes != 0;) t.split_keys_lanes /= 2;
   // The query heads of a KV head (GQA) share its block, so its K and V chunk come from DRAM once:
   // the most heads, up to 8, that divide the group, with a thread per (value column, head) within
-  // 1024 threads.
+  // 1024 threads and the block's shared memory within 48 KiB.
   const int query_group = resolved.heads / resolved.kv_heads;
   t.split_keys_heads = 1;
   for (int n = 1; n <= 8 && n <= query_group; ++n)
-    if (query_group % n == 0 && n * std::max(resolved.head_dim_v, t.split_keys_chunk) <= 1024)
+    if (query_group % n == 0 && n * std::max(resolved.head_dim_v, t.split_keys_chunk) <= 1024 &&
+        gpu_split_keys_shared_floats(resolved, t.split_keys_chunk, t.split_keys_lanes, n) * 4 <=
+            gpu_shared_bytes)
       t.split_keys_heads = n;
   t.proj_rows = 16;
   t.proj_tokens = 16;

@@ -59,8 +59,8 @@ TEST_CASE("gpu_tiles: a split-keys block takes up to 8 query heads of one KV hea
     const char *text;
     int heads;
   };
-  // H32 KVH8 D128: 4 heads (128 x 4 threads). MQA at 32 heads: 8. Group 3: 3. Dv 256: 4 (1024
-  // threads); Dv 512: 2. No GQA: 1.
+  // H32 KVH8 D128: 4 heads (128 x 4 threads). MQA at 32 heads: 8 (44 KiB of shared memory). Group
+  // 3: 3. Dv 256: 4 (1024 threads); Dv 512: 2. No GQA: 1.
   for (const Case c :
        {Case{"heads=32 kv_heads=8 head_dim=128 mask=none", 4},
         Case{"heads=32 kv_heads=1 head_dim=64 mask=causal", 8},
@@ -73,7 +73,15 @@ TEST_CASE("gpu_tiles: a split-keys block takes up to 8 query heads of one KV hea
     CHECK(t.split_keys_heads == c.heads);
     CHECK((s.heads / s.kv_heads) % t.split_keys_heads == 0);
     CHECK(t.split_keys_heads * std::max(s.head_dim_v, t.split_keys_chunk) <= 1024);
+    CHECK(attnc::gpu_split_keys_shared_floats(s, t.split_keys_chunk, t.split_keys_lanes, t.split_keys_heads) *
+              4 <=
+          attnc::gpu_shared_bytes);
+    CHECK(s.head_dim % t.split_keys_lanes == 0);  // define_split_keys' rule
   }
+  // Lanes along head_dim: 8 where 8 divides it, else the largest power of two that does.
+  CHECK(attnc::gpu_tiles(spec("heads=2 head_dim=80 mask=none")).split_keys_lanes == 8);
+  CHECK(attnc::gpu_tiles(spec("heads=2 head_dim=20 mask=none")).split_keys_lanes == 4);
+  CHECK(attnc::gpu_tiles(spec("heads=2 head_dim=18 mask=none")).split_keys_lanes == 2);
 }
 
 TEST_CASE("runs_on_gpu names the CUDA and OpenCL targets only") {

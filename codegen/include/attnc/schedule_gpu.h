@@ -22,9 +22,10 @@ bool runs_on_gpu(const Halide::Target &target);
 void schedule_core_gpu(CoreFuncs &core, const GpuTiles &tiles);
 
 // The split-keys core (Sq <= split_keys_max_queries) on a GPU: a block per (key chunk, query,
-// split_keys_heads query heads of one KV head, batch), threads over the chunk's keys for the scores
-// (each for all the block's heads) and over (value column, head) for P.V, then a combine kernel. split was
-// defined with gpu_tiles()' split_keys_chunk and split_keys_group, lanes 1.
+// split_keys_heads query heads of one KV head, batch), split_keys_lanes threads per key reading
+// its K row for all the block's heads, then a thread per key for the scores and per (value
+// column, head) for P.V, then a combine kernel. split was defined with gpu_tiles()'
+// split_keys_chunk, split_keys_group and split_keys_lanes.
 void schedule_split_keys_gpu(SplitKeysFuncs &split, const GpuTiles &tiles);
 
 // y(row, token, b) as a GPU matrix product: blocks of proj_rows features x proj_tokens tokens,

@@ -14,6 +14,7 @@ struct GpuTiles {
   int split_keys_chunk;  // split-keys decode: keys per GPU block (a thread per key for the scores)
   int split_keys_group;  // split-keys decode: keys per P.V group of a value column's thread
   int split_keys_heads;  // split-keys decode: query heads of one KV head per GPU block (K, V read once)
+  int split_keys_lanes;  // split-keys decode: threads along head_dim per key (neighbours read neighbours)
   int proj_rows;         // output features per GPU block of a projection (threads along features)
   int proj_tokens;       // tokens per GPU block of a projection (threads along tokens)
 };
@@ -21,6 +22,9 @@ struct GpuTiles {
 // The shared memory (in floats) of a core block on a GPU: its threads' softmax states (max, sum and
 // value_columns accumulators each) and one key block's K and V rows.
 int gpu_shared_floats(const attn::Spec &resolved, int threads, int value_columns, int key_block);
+// The shared memory (in floats) of a split-keys block on a GPU: per head, each key's lane sums
+// (lanes, padded by one), scores and probabilities, and the P.V, max and sum of the chunk.
+int gpu_split_keys_shared_floats(const attn::Spec &resolved, int chunk, int lanes, int heads);
 // The shared memory a CUDA block may use without opting in to more.
 inline constexpr int gpu_shared_bytes = 48 * 1024;
 // The most threads a core block takes: 8 warps.
