@@ -32,7 +32,7 @@ bench_specs=(
   "heads=32 kv_heads=8 head_dim=128 mask=none dtype=bf16"
 )
 sweep_tests=(kernels_cuda_core_sweep_test kernels_cuda_block_sweep_test kernels_cuda_masked_rows_test
-             kernels_cuda_device_test)
+             kernels_cuda_split_keys_test kernels_cuda_device_test)
 
 build() {
   local build_dir=${BUILD:-$root/build}
