@@ -91,8 +91,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     // probs [B, H, Sq, Sk] is one matrix per batch element of one head size: per-sequence
     // kernels (a cache, varlen) and head groups have no such shape yet.
     if (spec_.probs && (runs_per_sequence(spec_) || spec_.group_count != 0))
-      throw Halide::CompileError(
-          "attnc: probs=true does not combine with kv_cache, layout=varlen or head_groups");
+      throw Halide::CompileError("attnc: probs=true does not combine with kv_cache, layout=varlen or head_groups");
     if (append) {
       generate_append();
     } else if (spec_.form == attn::Form::core) {
@@ -352,8 +351,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     int q_row = 0, k_row = 0;
     for (int g = 0; g < spec_.group_count; ++g) {
       const attn::Spec group = attn::group_spec(spec_, g);
-      slices.push_back(
-          {group, attn::group_first_head(spec_, g), q_row, k_row, k_row, "group" + std::to_string(g) + "_"});
+      slices.push_back({group, attn::group_first_head(spec_, g), q_row, k_row, k_row,
+                        "group" + std::to_string(g) + "_"});
       q_row += group.heads * group.head_dim;
       k_row += group.kv_heads * group.head_dim;
     }
@@ -431,8 +430,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       k_at = {0, qw};
       v_at = {0, qw + kw};
     } else if (fused) {
-      plan = {{"x", "w_qkv", bias_qkv, "q_proj", 0, qw},
-              {kv_source, "w_qkv", bias_qkv, "kv_proj", qw, kw + vw}};
+      plan = {{"x", "w_qkv", bias_qkv, "q_proj", 0, qw}, {kv_source, "w_qkv", bias_qkv, "kv_proj", qw, kw + vw}};
       k_at = {1, 0};
       v_at = {1, kw};
     } else {
@@ -570,9 +568,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     (*outputs_.at("out")) = result;
     if (with_lse) {
       Func lse("lse_rows");
-      lse(h, i, b) = by_group(h, first_heads, heads, [&](const Expr &head, size_t g) {
-        return Expr(cores[g].out(0, head, i, b)[1]);
-      });
+      lse(h, i, b) = by_group(h, first_heads, heads,
+                              [&](const Expr &head, size_t g) { return Expr(cores[g].out(0, head, i, b)[1]); });
       if (gpu_) schedule_elementwise_gpu(lse, h, i, b);
       (*outputs_.at("lse")) = lse;
     }

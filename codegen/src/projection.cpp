@@ -4,8 +4,8 @@
 namespace attnc {
 
 LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Halide::Func &bias,
-                          int in_features, int panel_rows, const std::string &name,
-                          const Halide::Func &x_bf16, const Halide::Func &w_bf16) {
+                          int in_features, int panel_rows, const std::string &name, const Halide::Func &x_bf16,
+                          const Halide::Func &w_bf16) {
   LinearFuncs f;
   f.panel_rows = panel_rows;
   f.inputs = x;
