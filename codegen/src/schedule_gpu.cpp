@@ -145,15 +145,16 @@ void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
 // The classic shared-memory matrix product. Not measured on a GPU (PoCL runs it for correctness
 // only; the thread-per-output loop it replaced, each thread reading its whole x and w rows from
 // global memory, is in git history). y's consumers read a root wrapper: a GPU block per
-// proj_rows x proj_tokens outputs, 16 x 16 threads of proj_thread_rows x proj_thread_tokens
-// (4 x 4) contiguous outputs each. The block keeps its outputs' sums in shared memory and walks
+// proj_rows x proj_tokens outputs (64 x 64), a thread per proj_thread_rows x proj_thread_tokens
+// (4 x 4) contiguous outputs (16 x 16 threads). The block keeps its outputs' sums in shared memory and walks
 // the input features in chunks of proj_chunk: per chunk its threads together copy the chunk of x
 // (the tile's tokens) and of w (the tile's rows) into shared memory, neighbouring threads reading
 // neighbouring features, then each thread sums its 4 x 4 outputs over the chunk in registers (an
 // rfactor of the sum, unrolled) and adds them to its sums. Why not registers across chunks: the
 // same as schedule_core_gpu's state (Halide 21 gives each thread the whole block's allocation).
-// Tails (token counts, rows, in_features not multiples of the tiles) are guarded, not rounded up,
-// so no copy reads past x or w.
+// Tails (token counts, rows, in_features not multiples of the tiles) are guarded where outputs are
+// written; a block's sums and copies may overhang the edges, so the generator's GPU linear layers
+// read x, w and the bias at clamped coordinates.
 void schedule_linear_gpu(LinearFuncs &f, const GpuTiles &t) {
   const int row_threads = t.proj_rows / t.proj_thread_rows;
   const int token_threads = t.proj_tokens / t.proj_thread_tokens;

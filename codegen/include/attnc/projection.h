@@ -22,13 +22,12 @@ struct LinearFuncs {
 };
 
 // x(c, token, b) with c in [0, in_features); w(c, row): weight row `row` of [rows, in_features];
-// bias(row) or an undefined Func for none. panel_rows divides rows, or is 0 for no panels (y reads
-// w itself: GPU targets, which stage w's rows in shared memory). x and w are f32; where
+// bias(row) or an undefined Func for none. panel_rows divides rows, or is 0 for no panels and no bf16
+// pairs (y reads w itself: GPU targets, which stage w's rows in shared memory). x and w are f32; where
 // x_bf16 and w_bf16 are defined (bf16 inputs on a target with bf16 dot products) and
 // in_features is even, the products are bf16 pairs summed in fp32 from those instead.
 LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Halide::Func &bias,
                           int in_features, int panel_rows, const std::string &name,
-                          const Halide::Func &x_bf16 = Halide::Func(),
-                          const Halide::Func &w_bf16 = Halide::Func());
+                          const Halide::Func &x_bf16 = Halide::Func(), const Halide::Func &w_bf16 = Halide::Func());
 
 }  // namespace attnc
