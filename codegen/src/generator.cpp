@@ -442,9 +442,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     for (const Projection &p : plan) {
       const Func bias = p.bias.empty() ? Func() : rows_from(input_f32(p.bias), p.first_row);
-      layers.push_back(define_linear(sources.at(p.source), rows_from(input_f32(p.weight), p.first_row), bias,
-                                     s.d_model, linear_panel_rows(tiles_, p.rows), p.name, bf16_input(p.source),
-                                     rows_from(bf16_input(p.weight), p.first_row)));
+      layers.push_back(linear(sources.at(p.source), rows_from(input_f32(p.weight), p.first_row), bias,
+                              s.d_model, p.rows, (*inputs_.at(p.source)).dim(1).extent(), p.name,
+                              bf16_input(p.source), rows_from(bf16_input(p.weight), p.first_row)));
       schedule_linear(layers.back(), p.rows);
     }
     return {layers[q_at.layer].y, layers[k_at.layer].y, layers[v_at.layer].y, q_at.row, k_at.row, v_at.row};
@@ -547,8 +547,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     });
     const int attended = static_cast<int>(attn::attended_width(s));
     auto bias = [&](const char *name) { return s.proj_bias ? input_f32(name) : Func(); };
-    LinearFuncs out_proj = define_linear(merged, input_f32("w_o"), bias("b_o"), attended,
-                                         linear_panel_rows(tiles_, s.d_model), "out_proj");
+    LinearFuncs out_proj =
+        linear(merged, input_f32("w_o"), bias("b_o"), attended, s.d_model, seq_q, "out_proj");
     schedule_linear(out_proj, s.d_model);
     // The projection accumulates in a buffer of its own and is then copied out: accumulating
     // straight into the output buffer (run-time strides) kept the sums in memory, not registers
@@ -573,6 +573,26 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       if (gpu_) schedule_elementwise_gpu(lse, h, i, b);
       (*outputs_.at("lse")) = lse;
     }
+  }
+
+  // A linear layer of `rows` outputs over `tokens` tokens of x. On GPU targets without weight
+  // panels (schedule_linear_gpu stages w's rows itself), x, w and the bias read at coordinates
+  // clamped to their edges: a GPU block's tiles and chunks overhang them at odd sizes.
+  LinearFuncs linear(const Func &x, const Func &w, const Func &bias, int in_features, int rows,
+                     const Expr &tokens, const std::string &name, const Func &x_bf16 = Func(),
+                     const Func &w_bf16 = Func()) {
+    if (!gpu_)
+      return define_linear(x, w, bias, in_features, linear_panel_rows(tiles_, rows), name, x_bf16, w_bf16);
+    Var c("c"), token("token"), batch("batch"), row("row");
+    Func x_edge(name + "_x_edge"), w_edge(name + "_w_edge"), bias_edge;
+    const Expr feature = Halide::clamp(c, 0, in_features - 1), clamped_row = Halide::clamp(row, 0, rows - 1);
+    x_edge(c, token, batch) = x(feature, Halide::clamp(token, 0, tokens - 1), batch);
+    w_edge(c, row) = w(feature, clamped_row);
+    if (bias.defined()) {
+      bias_edge = Func(name + "_bias_edge");
+      bias_edge(row) = bias(clamped_row);
+    }
+    return define_linear(x_edge, w_edge, bias_edge, in_features, 0, name);
   }
 
   void schedule_linear(LinearFuncs &layer, int rows) {

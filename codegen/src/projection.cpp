@@ -8,6 +8,8 @@ LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Ha
                           const Halide::Func &w_bf16) {
   LinearFuncs f;
   f.panel_rows = panel_rows;
+  f.inputs = x;
+  f.weights = w;
   f.bf16_pairs = x_bf16.defined() && w_bf16.defined() && in_features % 2 == 0;
   f.weights_t = Halide::Func(name + "_weights_t");
   f.y = Halide::Func(name);
@@ -22,6 +24,10 @@ LinearFuncs define_linear(const Halide::Func &x, const Halide::Func &w, const Ha
     return f;
   }
   f.over_inputs = Halide::RDom(0, in_features, name + "_over_inputs");
+  if (panel_rows == 0) {
+    f.y(f.row, f.token, f.b) += x(f.over_inputs.x, f.token, f.b) * w(f.over_inputs.x, f.row);
+    return f;
+  }
   f.weights_t(f.lane, f.col, f.panel) = w(f.col, f.panel * panel_rows + f.lane);
   f.y(f.row, f.token, f.b) +=
       x(f.over_inputs.x, f.token, f.b) * f.weights_t(f.row % panel_rows, f.over_inputs.x, f.row / panel_rows);

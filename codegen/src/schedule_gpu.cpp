@@ -142,19 +142,93 @@ void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
   }
 }
 
+// The classic shared-memory matrix product. Not measured on a GPU (PoCL runs it for correctness
+// only; the thread-per-output loop it replaced, each thread reading its whole x and w rows from
+// global memory, is in git history). y's consumers read a root wrapper: a GPU block per
+// proj_rows x proj_tokens outputs (64 x 64), a thread per proj_thread_rows x proj_thread_tokens
+// (4 x 4) contiguous outputs (16 x 16 threads). The block keeps its outputs' sums in shared memory and walks
+// the input features in chunks of proj_chunk: per chunk its threads together copy the chunk of x
+// (the tile's tokens) and of w (the tile's rows) into shared memory, neighbouring threads reading
+// neighbouring features, then each thread sums its 4 x 4 outputs over the chunk in registers (an
+// rfactor of the sum, unrolled) and adds them to its sums. Why not registers across chunks: the
+// same as schedule_core_gpu's state (Halide 21 gives each thread the whole block's allocation).
+// Tails (token counts, rows, in_features not multiples of the tiles) are guarded where outputs are
+// written; a block's sums and copies may overhang the edges, so the generator's GPU linear layers
+// read x, w and the bias at clamped coordinates.
 void schedule_linear_gpu(LinearFuncs &f, const GpuTiles &t) {
-  Var row_block("row_block"), row_in("row_in"), token_block("token_block"), token_in("token_in");
-  // The bias (or 0) and the sums in the same threads: one kernel per stage, the batch a block dim.
-  auto tiles = [&](auto stage) {
-    stage.split(f.row, row_block, row_in, t.proj_rows, TailStrategy::GuardWithIf)
-        .split(f.token, token_block, token_in, t.proj_tokens, TailStrategy::GuardWithIf)
-        .reorder(row_in, token_in, row_block, token_block, f.b)
-        .gpu_blocks(row_block, token_block, f.b)
-        .gpu_threads(row_in, token_in);
+  const int row_threads = t.proj_rows / t.proj_thread_rows;
+  const int token_threads = t.proj_tokens / t.proj_thread_tokens;
+  Var row_block("row_block"), token_block("token_block"), row_in("row_in"), token_in("token_in");
+  Var row_thread("row_thread"), token_thread("token_thread"), row_own("row_own"), token_own("token_own");
+  // A stage over the block's outputs: a thread per proj_thread_rows x proj_thread_tokens of them.
+  auto by_threads = [&](auto stage, const Var &row, const Var &token) {
+    stage.split(row, row_thread, row_own, t.proj_thread_rows, TailStrategy::GuardWithIf)
+        .split(token, token_thread, token_own, t.proj_thread_tokens, TailStrategy::GuardWithIf)
+        .reorder(row_own, token_own, row_thread, token_thread)
+        .gpu_threads(row_thread, token_thread)
+        .unroll(row_own)
+        .unroll(token_own);
   };
-  f.y.compute_root();
-  tiles(f.y);
-  tiles(f.y.update());
+  Halide::Func outputs = f.y.in();
+  outputs.compute_root()
+      .split(f.row, row_block, row_in, t.proj_rows, TailStrategy::GuardWithIf)
+      .split(f.token, token_block, token_in, t.proj_tokens, TailStrategy::GuardWithIf)
+      .reorder(row_in, token_in, row_block, token_block, f.b)
+      .gpu_blocks(row_block, token_block, f.b);
+  by_threads(outputs, row_in, token_in);
+
+  // The block's sums, in shared memory across the chunks; the bias (or 0) first.
+  f.y.compute_at(outputs, row_block)
+      .store_in(Halide::MemoryType::GPUShared)
+      .bound_storage(f.row, t.proj_rows)
+      .bound_storage(f.token, t.proj_tokens)
+      .bound_storage(f.b, 1);
+  by_threads(f.y, f.row, f.token);
+  RVar chunk("chunk"), feature("feature");
+  Var chunk_index("chunk_index");
+  f.y.update().split(f.over_inputs.x, chunk, feature, t.proj_chunk, TailStrategy::GuardWithIf);
+  Halide::Func chunk_sums = f.y.update().rfactor(chunk, chunk_index);
+  by_threads(f.y.update(), f.row, f.token);
+  // (The chunk loop was innermost, as an RVar: a full reorder puts it outside the threads.)
+  f.y.update().reorder(row_own, token_own, row_thread, token_thread, f.b, chunk);
+
+  // A thread's chunk sums: registers (constant indices once unrolled), features outermost.
+  chunk_sums.compute_at(f.y, row_thread)
+      .bound_storage(f.row, t.proj_thread_rows)
+      .bound_storage(f.token, t.proj_thread_tokens)
+      .bound_storage(f.b, 1)
+      .bound_storage(chunk_index, 1)
+      .unroll(f.row, t.proj_thread_rows, TailStrategy::GuardWithIf)
+      .unroll(f.token, t.proj_thread_tokens, TailStrategy::GuardWithIf);
+  chunk_sums.update()
+      .reorder(f.row, f.token, feature)
+      .unroll(f.row, t.proj_thread_rows, TailStrategy::GuardWithIf)
+      .unroll(f.token, t.proj_thread_tokens, TailStrategy::GuardWithIf);
+
+  // A chunk of x (tokens) or w (rows): proj_chunk features fastest, the copy spread over the
+  // block's threads in their 16 x 16 shape (Halide sizes a kernel's thread block by the largest
+  // extent of each thread dim over its stages).
+  auto staged = [&](Halide::Func source, int outer_extent) {
+    Halide::Func chunk_copy = source.in(chunk_sums);
+    const std::vector<Var> args = chunk_copy.args();
+    Var element("element"), round("round"), lane("lane"), lane_row("lane_row"), lane_token("lane_token");
+    chunk_copy.compute_at(f.y, chunk)
+        .store_in(Halide::MemoryType::GPUShared)
+        .bound_storage(args[0], t.proj_chunk)
+        .bound_storage(args[1], outer_extent);
+    for (size_t d = 2; d < args.size(); ++d) chunk_copy.bound_storage(args[d], 1);
+    chunk_copy.fuse(args[0], args[1], element)
+        .split(element, round, lane, row_threads * token_threads, TailStrategy::GuardWithIf)
+        .split(lane, lane_token, lane_row, row_threads)
+        .reorder(lane_row, lane_token, round)
+        .gpu_threads(lane_row, lane_token);
+    return chunk_copy;
+  };
+  staged(f.inputs, t.proj_tokens);
+  // w's chunk stored rows fastest: a thread's reads of its rows, neighbouring threads' rows
+  // proj_thread_rows apart, then spread over the banks.
+  Halide::Func weights_chunk = staged(f.weights, t.proj_rows);
+  weights_chunk.reorder_storage(weights_chunk.args()[1], weights_chunk.args()[0]);
 }
 
 void schedule_elementwise_gpu(Halide::Func f, const Halide::Var &x, const Halide::Var &y,

@@ -13,6 +13,10 @@ int gpu_split_keys_shared_floats(const attn::Spec &resolved, int chunk, int lane
   return heads * (chunk * (lanes + 1 + 2) + resolved.head_dim_v + 2);
 }
 
+int gpu_projection_shared_floats(const GpuTiles &t) {
+  return t.proj_rows * t.proj_tokens + t.proj_chunk * (t.proj_rows + t.proj_tokens);
+}
+
 GpuTiles gpu_tiles(const attn::Spec &resolved) {
   // Not measured on a GPU; PoCL correctness only. Registers first: 8 accumulators per thread
   // (fewer where 8 does not divide Dv), then the most rows whose threads (rows x Dv / columns) stay
@@ -37,8 +41,13 @@ GpuTiles gpu_tiles(const attn::Spec &resolved) {
         gpu_split_keys_shared_floats(resolved, t.split_keys_chunk, t.split_keys_lanes, n) * 4 <=
             gpu_shared_bytes)
       t.split_keys_heads = n;
-  t.proj_rows = 16;
-  t.proj_tokens = 16;
+  // Projections: the classic shared-memory matrix product, 64 x 64 outputs per block, 16 x 16
+  // threads of 4 x 4 outputs each, 16 input features per staged chunk (24 KiB of shared memory).
+  t.proj_rows = 64;
+  t.proj_tokens = 64;
+  t.proj_thread_rows = 4;
+  t.proj_thread_tokens = 4;
+  t.proj_chunk = 16;
   for (t.value_columns = 8; resolved.head_dim_v % t.value_columns != 0;) t.value_columns /= 2;
   const int column_groups = resolved.head_dim_v / t.value_columns;
   for (t.query_tile = 128; t.query_tile > 1 && t.query_tile * column_groups > gpu_core_threads;)

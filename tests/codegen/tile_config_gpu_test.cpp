@@ -44,7 +44,10 @@ TEST_CASE("gpu_tiles: threads over rows and value columns, the block's shared me
     CHECK(t.key_block == c.key_block);
     CHECK(attnc::gpu_shared_floats(s, t.threads, t.value_columns, t.key_block) * 4 <=
           attnc::gpu_shared_bytes);
-    CHECK(t.proj_rows * t.proj_tokens <= 1024);           // threads per block of a projection
+    CHECK(t.proj_rows % t.proj_thread_rows == 0);  // whole register tiles per block
+    CHECK(t.proj_tokens % t.proj_thread_tokens == 0);
+    CHECK((t.proj_rows / t.proj_thread_rows) * (t.proj_tokens / t.proj_thread_tokens) <= 1024);
+    CHECK(attnc::gpu_projection_shared_floats(t) * 4 <= attnc::gpu_shared_bytes);
     CHECK(t.split_keys_chunk % t.split_keys_group == 0);  // define_split_keys' rule
     CHECK(t.split_keys_chunk <= 1024);                    // a thread per key of a chunk
     const attnc::GpuTiles again = attnc::gpu_tiles(s);

@@ -29,7 +29,8 @@ void schedule_core_gpu(CoreFuncs &core, const GpuTiles &tiles);
 void schedule_split_keys_gpu(SplitKeysFuncs &split, const GpuTiles &tiles);
 
 // y(row, token, b) as a GPU matrix product: blocks of proj_rows features x proj_tokens tokens,
-// one thread per output, the sum over input features in the thread.
+// threads of proj_thread_rows x proj_thread_tokens outputs, chunks of proj_chunk input features of
+// x and w staged in shared memory. linear was defined with panel_rows 0 (no weights_t).
 void schedule_linear_gpu(LinearFuncs &linear, const GpuTiles &tiles);
 
 // A pure Func of (x, y, z) computed at the root on the GPU: 16 x 16 threads per block, z a block dim.

@@ -11,12 +11,15 @@ struct GpuTiles {
   int threads;        // threads per core block: query_tile x (head_dim_v / value_columns)
   int key_block;  // keys per running-max/sum update, staged in shared memory; a thread's scores for one block
   int pv_rows;    // query rows of a P.V group: 1, each thread trims its keys to its own row
-  int split_keys_chunk;  // split-keys decode: keys per GPU block (a thread per key for the scores)
-  int split_keys_group;  // split-keys decode: keys per P.V group of a value column's thread
-  int split_keys_heads;  // split-keys decode: query heads of one KV head per GPU block (K, V read once)
-  int split_keys_lanes;  // split-keys decode: threads along head_dim per key (neighbours read neighbours)
-  int proj_rows;         // output features per GPU block of a projection (threads along features)
-  int proj_tokens;       // tokens per GPU block of a projection (threads along tokens)
+  int split_keys_chunk;    // split-keys decode: keys per GPU block (a thread per key for the scores)
+  int split_keys_group;    // split-keys decode: keys per P.V group of a value column's thread
+  int split_keys_heads;    // split-keys decode: query heads of one KV head per GPU block (K, V read once)
+  int split_keys_lanes;    // split-keys decode: threads along head_dim per key (neighbours read neighbours)
+  int proj_rows;           // output features per GPU block of a projection
+  int proj_tokens;         // tokens per GPU block of a projection
+  int proj_thread_rows;    // output features per projection thread (its register tile's rows)
+  int proj_thread_tokens;  // tokens per projection thread (its register tile's columns)
+  int proj_chunk;          // input features per chunk of x and w staged in shared memory
 };
 
 // The shared memory (in floats) of a core block on a GPU: its threads' softmax states (max, sum and
@@ -25,6 +28,8 @@ int gpu_shared_floats(const attn::Spec &resolved, int threads, int value_columns
 // The shared memory (in floats) of a split-keys block on a GPU: per head, each key's lane sums
 // (lanes, padded by one), scores and probabilities, and the P.V, max and sum of the chunk.
 int gpu_split_keys_shared_floats(const attn::Spec &resolved, int chunk, int lanes, int heads);
+// The shared memory (in floats) of a projection block: its outputs' sums and one chunk of x and w.
+int gpu_projection_shared_floats(const GpuTiles &tiles);
 // The shared memory a CUDA block may use without opting in to more.
 inline constexpr int gpu_shared_bytes = 48 * 1024;
 // The most threads a core block takes: 8 warps.
