@@ -6,11 +6,12 @@
 // block per (query tile, head, batch), a thread per (query row, group of value_columns value
 // columns), walks the key blocks the mask keeps (the CPU's RDom predicates, so masked blocks are
 // never visited); per key block its threads first copy the block's K and V rows into shared memory
-// together, then each computes its row's scores, max and sum (alike in each of the row's column
-// groups) and its columns' P.V sums in registers, and folds them into its softmax state (max, sum
-// and value_columns accumulators: define_core's GPU state, pure in column group and row, so the
-// threads never race), kept in shared memory across key blocks (why not registers: see
-// schedule_core_gpu). The previous core (a thread per query row, each looping over all Dv columns)
+// together, then compute the block's scores into shared memory together (a row's keys spread over
+// its threads, each dot product in a register), then each takes its row's max, probabilities and
+// sum (alike in each of the row's column groups) and its columns' P.V sums in registers, and folds
+// them into its softmax state (max, sum and value_columns accumulators: define_core's GPU state,
+// pure in column group and row, so the threads never race), kept in shared memory across key
+// blocks (why not registers: see schedule_core_gpu). The previous core (a thread per query row, each looping over all Dv columns)
 // is in git history. Calls with few queries (decode) take the split-keys core instead
 // (schedule_split_keys_gpu.cpp).
 #include "attnc/schedule_gpu.h"
@@ -29,13 +30,12 @@ namespace {
 
 // Sweep n's state update (stage n + 1): a serial loop over key blocks in the GPU block, each
 // iteration first loading the block's K and V rows into shared memory with all the block's
-// threads, then updating every (row, column group)'s state in its own thread. The per-block stages
-// run in that thread, bounded to one block of one row so their storage is a constant-size private
-// array (a GPU kernel cannot allocate storage of run-time size): each of a row's column groups
-// computes the row's scores, max and sum alike (redundant work, no barrier, no shared memory: at
-// Dv 64, 8 column groups, the QK^T products are done 8 times). Sharing the scores through shared
-// memory (a row's keys spread over its threads) is the next step: a first try (a1c7c39, reverted)
-// gave wrong outputs on PoCL for one modifier spec at key_block 32, cause not found.
+// threads, then the block's scores into shared memory, a row's keys spread over its column groups'
+// threads, then updating every (row, column group)'s state in its own thread. The per-thread
+// stages are bounded to one block of one row so their storage is a constant-size private array
+// (a GPU kernel cannot allocate storage of run-time size): each of a row's column groups computes
+// the row's logits (with modifiers), max, probabilities and sum alike (key_block exps, redundant;
+// the scores' key_block x head_dim products are not).
 void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &t) {
   const int column_groups = t.threads / t.query_tile;
   const RVar over_blocks = w.over_blocks.x;
@@ -68,6 +68,20 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
   };
   staged(f.head_keys, w.scores, f.d);
   staged(f.head_values, w.block_pv, f.dv);
+  // The tile's scaled q rows, reloaded per key block (from L1/L2): staged once per GPU block,
+  // before the loop over key blocks, Halide 21's shared-memory reuse (by barrier stage, blind to
+  // the loop) gave its space to the block's logits, which overwrote it in the first iteration.
+  Var d_round("d_round"), d_lane("d_lane");
+  f.query_tile.in(w.scores)
+      .compute_at(in_block)
+      .store_in(Halide::MemoryType::GPUShared)
+      .bound_storage(f.row, t.query_tile)
+      .bound_storage(f.tile, 1)
+      .bound_storage(f.h, 1)
+      .bound_storage(f.b, 1)
+      .split(f.d, d_round, d_lane, column_groups, TailStrategy::GuardWithIf)
+      .reorder(d_round, d_lane, f.row)
+      .gpu_threads(d_lane, f.row);
 
   auto per_thread = [&](Halide::Func fn) {
     fn.compute_at(in_thread)
@@ -77,11 +91,27 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
         .bound_storage(f.kb, 1);
     return fn;
   };
-  for (Halide::Func block : {w.scores, w.probs})
-    per_thread(block).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+  // The block's scores: a thread per (key lane, row) in the state's shape, each summing its keys'
+  // products (key_lane, key_lane + column_groups, ...) over head_dim in a register, then storing
+  // the sum in shared memory (a copy: scores itself, a reduction, would store every partial sum).
+  Var key_round("key_round"), key_lane("key_lane");
+  Halide::Func shared_scores = w.scores.in();
+  shared_scores.compute_at(in_block)
+      .store_in(Halide::MemoryType::GPUShared)
+      .bound_storage(f.row, t.query_tile)
+      .bound_storage(f.key, t.key_block)
+      .bound_storage(f.tile, 1)
+      .bound_storage(f.h, 1)
+      .bound_storage(f.b, 1)
+      .bound_storage(f.kb, 1)
+      .split(f.key, key_round, key_lane, column_groups, TailStrategy::GuardWithIf)
+      .reorder(key_round, key_lane, f.row)
+      .gpu_threads(key_lane, f.row);
+  w.scores.compute_at(shared_scores, key_round);
+  // Logits in shared memory too (spread_keys) failed the mask sweep on PoCL for two modifier specs
+  // with document and window|global masks (wrong outputs, cause not found): per thread they pass.
   if (f.has_modifiers) per_thread(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
-  if (w.key_penalty.defined())
-    w.key_penalty.compute_at(in_thread).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
+  per_thread(w.probs).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
   per_thread(w.block_max).bound_storage(f.row, 1);
   per_thread(w.block_sum).bound_storage(f.row, 1);
   // The group's value columns innermost and unrolled: per key one probability, value_columns
@@ -130,16 +160,7 @@ void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
       .bound_storage(f.b, 1)
       .reorder(f.column_group, f.row, f.tile, f.h, f.b)
       .gpu_threads(f.column_group, f.row);
-  // The row's scaled q, per thread and key block (a reload from L1 per key_block x head_dim products).
-  for (size_t n = 0; n < f.sweeps.size(); ++n) {
-    f.query_tile.in(f.sweeps[n].scores)
-        .compute_at(f.state, f.column_group)
-        .bound_storage(f.row, 1)
-        .bound_storage(f.tile, 1)
-        .bound_storage(f.h, 1)
-        .bound_storage(f.b, 1);
-    schedule_sweep_gpu(f, f.sweeps[n], static_cast<int>(n) + 1, t);
-  }
+  for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_gpu(f, f.sweeps[n], static_cast<int>(n) + 1, t);
 }
 
 void schedule_linear_gpu(LinearFuncs &f, const GpuTiles &t) {
