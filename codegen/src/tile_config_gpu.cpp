@@ -3,7 +3,8 @@
 
 namespace attnc {
 
-int gpu_shared_floats(const attn::Spec &resolved, int query_tile, int threads, int value_columns, int key_block) {
+int gpu_shared_floats(const attn::Spec &resolved, int query_tile, int threads, int value_columns,
+                      int key_block) {
   return threads * (value_columns + 2) + query_tile * resolved.head_dim + query_tile * key_block +
          key_block * (resolved.head_dim + resolved.head_dim_v);
 }
@@ -27,7 +28,8 @@ GpuTiles gpu_tiles(const attn::Spec &resolved) {
     t.query_tile /= 2;
   t.threads = t.query_tile * column_groups;
   auto fits = [&](int keys) {
-    return gpu_shared_floats(resolved, t.query_tile, t.threads, t.value_columns, keys) * 4 <= gpu_shared_bytes;
+    return gpu_shared_floats(resolved, t.query_tile, t.threads, t.value_columns, keys) * 4 <=
+           gpu_shared_bytes;
   };
   for (t.key_block = 32; t.key_block > 1 && !fits(t.key_block);) t.key_block /= 2;
   return t;
