@@ -68,21 +68,25 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
   };
   staged(f.head_keys, w.scores, f.d);
   staged(f.head_values, w.block_pv, f.dv);
+  // Rows of the tile in shared memory (the q rows, the block's scores), staged per key block by a
+  // thread per (lane, row) in the state's shape, `spread` split over a row's column-group lanes.
+  auto shared_rows = [&](Halide::Func fn, const Var &spread, const Var &round, const Var &lane) {
+    return fn.compute_at(in_block)
+        .store_in(Halide::MemoryType::GPUShared)
+        .bound_storage(f.row, t.query_tile)
+        .bound_storage(f.tile, 1)
+        .bound_storage(f.h, 1)
+        .bound_storage(f.b, 1)
+        .split(spread, round, lane, column_groups, TailStrategy::GuardWithIf)
+        .reorder(round, lane, f.row)
+        .gpu_threads(lane, f.row);
+  };
   // The tile's scaled q rows, reloaded per key block (from L1/L2). Staged once per GPU block,
   // before the loop over key blocks, they were overwritten: Halide 21 gives shared memory a
   // lifetime in barrier stages, blind to the loop, so a Func allocated before the loop and last
   // read in its first stages shares its space with Funcs the loop's later stages allocate.
   Var d_round("d_round"), d_lane("d_lane");
-  f.query_tile.in(w.scores)
-      .compute_at(in_block)
-      .store_in(Halide::MemoryType::GPUShared)
-      .bound_storage(f.row, t.query_tile)
-      .bound_storage(f.tile, 1)
-      .bound_storage(f.h, 1)
-      .bound_storage(f.b, 1)
-      .split(f.d, d_round, d_lane, column_groups, TailStrategy::GuardWithIf)
-      .reorder(d_round, d_lane, f.row)
-      .gpu_threads(d_lane, f.row);
+  shared_rows(f.query_tile.in(w.scores), f.d, d_round, d_lane);
 
   auto per_thread = [&](Halide::Func fn) {
     fn.compute_at(in_thread)
@@ -102,19 +106,8 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
   // under POCL_WORK_GROUP_METHOD=loops or cbs and its shared memory layout had no overlap. The
   // probabilities past the hull now read scores that are computed, if never used.
   Var key_round("key_round"), key_lane("key_lane");
-  Halide::Func shared_scores = w.scores.in();
-  shared_scores.compute_at(in_block)
-      .bound(f.key, 0, t.key_block)
-      .store_in(Halide::MemoryType::GPUShared)
-      .bound_storage(f.row, t.query_tile)
-      .bound_storage(f.key, t.key_block)
-      .bound_storage(f.tile, 1)
-      .bound_storage(f.h, 1)
-      .bound_storage(f.b, 1)
-      .bound_storage(f.kb, 1)
-      .split(f.key, key_round, key_lane, column_groups, TailStrategy::GuardWithIf)
-      .reorder(key_round, key_lane, f.row)
-      .gpu_threads(key_lane, f.row);
+  Halide::Func shared_scores = shared_rows(w.scores.in(), f.key, key_round, key_lane);
+  shared_scores.bound(f.key, 0, t.key_block).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
   w.scores.compute_at(shared_scores, key_round);
   if (f.has_modifiers) per_thread(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
   if (w.key_penalty.defined())
