@@ -5,14 +5,17 @@
 // the decode against a device copy's bandwidth) where an NVIDIA GPU is lent. The block core: a GPU
 // block per (query tile, head, batch), a thread per (query row, group of value_columns value
 // columns), walks the key blocks the mask keeps (the CPU's RDom predicates, so masked blocks are
-// never visited); per key block its threads first copy the block's K and V rows into shared memory
-// together, then each computes its row's scores, max and sum (alike in each of the row's column
-// groups) and its columns' P.V sums in registers, and folds them into its softmax state (max, sum
-// and value_columns accumulators: define_core's GPU state, pure in column group and row, so the
-// threads never race), kept in shared memory across key blocks (why not registers: see
-// schedule_core_gpu). The previous core (a thread per query row, each looping over all Dv columns)
-// is in git history. Calls with few queries (decode) take the split-keys core instead
-// (schedule_split_keys_gpu.cpp).
+// never visited); per key block its threads first copy the block's K rows and the tile's scaled q
+// rows into shared memory together, then compute the block's scores into shared memory together
+// (a row's keys spread over its column groups' threads, each dot product in a register: the QK^T
+// products are done once, not once per column group), then copy the block's V rows; then each
+// thread takes its row's max, probabilities and sum from the shared scores (alike in each of the
+// row's column groups: key_block exps, redundant) and its columns' P.V sums in registers, and
+// folds them into its softmax state (max, sum and value_columns accumulators: define_core's GPU
+// state, pure in column group and row, so the threads never race), kept in shared memory across
+// key blocks (why not registers: see schedule_core_gpu). Earlier cores (a thread per query row;
+// then each column group computing its row's scores itself) are in git history. Calls with few
+// queries (decode) take the split-keys core instead (schedule_split_keys_gpu.cpp).
 #include "attnc/schedule_gpu.h"
 
 namespace attnc {
@@ -28,14 +31,11 @@ bool runs_on_gpu(const Halide::Target &target) {
 namespace {
 
 // Sweep n's state update (stage n + 1): a serial loop over key blocks in the GPU block, each
-// iteration first loading the block's K and V rows into shared memory with all the block's
-// threads, then updating every (row, column group)'s state in its own thread. The per-block stages
-// run in that thread, bounded to one block of one row so their storage is a constant-size private
-// array (a GPU kernel cannot allocate storage of run-time size): each of a row's column groups
-// computes the row's scores, max and sum alike (redundant work, no barrier, no shared memory: at
-// Dv 64, 8 column groups, the QK^T products are done 8 times). Sharing the scores through shared
-// memory (a row's keys spread over its threads) is the next step: a first try (a1c7c39, reverted)
-// gave wrong outputs on PoCL for one modifier spec at key_block 32, cause not found.
+// iteration staging the block's K rows, the tile's q rows, the block's scores and its V rows in
+// shared memory with all the block's threads (Halide puts a barrier after each), then updating
+// every (row, column group)'s state in its own thread. The per-thread stages are bounded to one
+// block of one row so their storage is a constant-size private array (a GPU kernel cannot
+// allocate storage of run-time size).
 void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &t) {
   const int column_groups = t.threads / t.query_tile;
   const RVar over_blocks = w.over_blocks.x;
@@ -68,6 +68,25 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
   };
   staged(f.head_keys, w.scores, f.d);
   staged(f.head_values, w.block_pv, f.dv);
+  // Rows of the tile in shared memory (the q rows, the block's scores), staged per key block by a
+  // thread per (lane, row) in the state's shape, `spread` split over a row's column-group lanes.
+  auto shared_rows = [&](Halide::Func fn, const Var &spread, const Var &round, const Var &lane) {
+    return fn.compute_at(in_block)
+        .store_in(Halide::MemoryType::GPUShared)
+        .bound_storage(f.row, t.query_tile)
+        .bound_storage(f.tile, 1)
+        .bound_storage(f.h, 1)
+        .bound_storage(f.b, 1)
+        .split(spread, round, lane, column_groups, TailStrategy::GuardWithIf)
+        .reorder(round, lane, f.row)
+        .gpu_threads(lane, f.row);
+  };
+  // The tile's scaled q rows, reloaded per key block (from L1/L2). Staged once per GPU block,
+  // before the loop over key blocks, they were overwritten: Halide 21 gives shared memory a
+  // lifetime in barrier stages, blind to the loop, so a Func allocated before the loop and last
+  // read in its first stages shares its space with Funcs the loop's later stages allocate.
+  Var d_round("d_round"), d_lane("d_lane");
+  shared_rows(f.query_tile.in(w.scores), f.d, d_round, d_lane);
 
   auto per_thread = [&](Halide::Func fn) {
     fn.compute_at(in_thread)
@@ -77,11 +96,23 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
         .bound_storage(f.kb, 1);
     return fn;
   };
-  for (Halide::Func block : {w.scores, w.probs})
-    per_thread(block).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+  // The block's scores: a thread per (key lane, row) in the state's shape, each summing its keys'
+  // products (key_lane, key_lane + column_groups, ...) over head_dim in a register, then storing
+  // the sum in shared memory (a copy: scores itself, a reduction, would store every partial sum).
+  // Always the whole key block (bound), not the span hull the per-thread stages read (in_hull in
+  // core_algorithm.cpp): copying the hull, a run-time extent (each thread's loop over key_round a
+  // trip count of its own), PoCL's default work-group method (loopvec) ran the kernel wrong
+  // (global(4) at key_block 32: a row's probabilities all alike), while the same kernel was right
+  // under POCL_WORK_GROUP_METHOD=loops or cbs and its shared memory layout had no overlap. The
+  // probabilities past the hull now read scores that are computed, if never used.
+  Var key_round("key_round"), key_lane("key_lane");
+  Halide::Func shared_scores = shared_rows(w.scores.in(), f.key, key_round, key_lane);
+  shared_scores.bound(f.key, 0, t.key_block).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
+  w.scores.compute_at(shared_scores, key_round);
   if (f.has_modifiers) per_thread(w.logits).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
   if (w.key_penalty.defined())
     w.key_penalty.compute_at(in_thread).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
+  per_thread(w.probs).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
   per_thread(w.block_max).bound_storage(f.row, 1);
   per_thread(w.block_sum).bound_storage(f.row, 1);
   // The group's value columns innermost and unrolled: per key one probability, value_columns
@@ -130,16 +161,7 @@ void schedule_core_gpu(CoreFuncs &f, const GpuTiles &t) {
       .bound_storage(f.b, 1)
       .reorder(f.column_group, f.row, f.tile, f.h, f.b)
       .gpu_threads(f.column_group, f.row);
-  // The row's scaled q, per thread and key block (a reload from L1 per key_block x head_dim products).
-  for (size_t n = 0; n < f.sweeps.size(); ++n) {
-    f.query_tile.in(f.sweeps[n].scores)
-        .compute_at(f.state, f.column_group)
-        .bound_storage(f.row, 1)
-        .bound_storage(f.tile, 1)
-        .bound_storage(f.h, 1)
-        .bound_storage(f.b, 1);
-    schedule_sweep_gpu(f, f.sweeps[n], static_cast<int>(n) + 1, t);
-  }
+  for (size_t n = 0; n < f.sweeps.size(); ++n) schedule_sweep_gpu(f, f.sweeps[n], static_cast<int>(n) + 1, t);
 }
 
 // The classic shared-memory matrix product. Not measured on a GPU (PoCL runs it for correctness

@@ -22,15 +22,16 @@ TEST_CASE("gpu_tiles: threads over rows and value columns, the block's shared me
     const char *text;
     int value_columns, query_tile, key_block;
   };
-  // D = Dv = 64: 8 column groups of 8 value columns, 32 rows (256 threads); 256 x 10 state floats
-  // and 32 x 128 K/V floats, 26 KiB. D = 512: 4 rows, and 8 keys (16 would need 74 KiB).
+  // D = Dv = 64: 8 column groups of 8 value columns, 32 rows (256 threads); 256 x 10 state floats,
+  // 32 x 64 q floats, 32 x 32 score floats and 32 x 128 K/V floats: 38 KiB. D = 512: 4 rows, and
+  // 4 keys (8 would need 50.1 KiB).
   for (const Case c : {Case{"heads=2 head_dim=16 mask=none", 8, 128, 32},
                        Case{"heads=16 head_dim=64 mask=causal", 8, 32, 32},
-                       Case{"heads=16 head_dim=128 mask=none", 8, 16, 32},
+                       Case{"heads=16 head_dim=128 mask=none", 8, 16, 16},
                        Case{"heads=2 head_dim=32 head_dim_v=80 mask=causal", 8, 16, 32},
                        Case{"heads=2 head_dim=20 mask=causal", 4, 32, 32},
                        Case{"d_model=96 heads=3 head_dim_v=16 form=block", 8, 128, 32},
-                       Case{"heads=1 head_dim=512 mask=none", 8, 4, 8}}) {
+                       Case{"heads=1 head_dim=512 mask=none", 8, 4, 4}}) {
     CAPTURE(c.text);
     const attn::Spec s = spec(c.text);
     const attnc::GpuTiles t = attnc::gpu_tiles(s);
@@ -42,8 +43,11 @@ TEST_CASE("gpu_tiles: threads over rows and value columns, the block's shared me
     CHECK(t.threads <= attnc::gpu_core_threads);
     CHECK(2 * t.threads > attnc::gpu_core_threads);  // the most rows
     CHECK(t.key_block == c.key_block);
-    CHECK(attnc::gpu_shared_floats(s, t.threads, t.value_columns, t.key_block) * 4 <=
+    CHECK(attnc::gpu_shared_floats(s, t.query_tile, t.threads, t.value_columns, t.key_block) * 4 <=
           attnc::gpu_shared_bytes);
+    if (t.key_block < 32)  // the most keys
+      CHECK(attnc::gpu_shared_floats(s, t.query_tile, t.threads, t.value_columns, 2 * t.key_block) * 4 >
+            attnc::gpu_shared_bytes);
     CHECK(t.proj_rows % t.proj_thread_rows == 0);  // whole register tiles per block
     CHECK(t.proj_tokens % t.proj_thread_tokens == 0);
     CHECK((t.proj_rows / t.proj_thread_rows) * (t.proj_tokens / t.proj_thread_tokens) <= 1024);

@@ -23,8 +23,10 @@ struct GpuTiles {
 };
 
 // The shared memory (in floats) of a core block on a GPU: its threads' softmax states (max, sum and
-// value_columns accumulators each) and one key block's K and V rows.
-int gpu_shared_floats(const attn::Spec &resolved, int threads, int value_columns, int key_block);
+// value_columns accumulators each), the tile's q rows, one key block's scores for the tile's rows
+// and that key block's K and V rows.
+int gpu_shared_floats(const attn::Spec &resolved, int query_tile, int threads, int value_columns,
+                      int key_block);
 // The shared memory (in floats) of a split-keys block on a GPU: per head, each key's lane sums
 // (lanes, padded by one), scores and probabilities, and the P.V, max and sum of the chunk.
 int gpu_split_keys_shared_floats(const attn::Spec &resolved, int chunk, int lanes, int heads);
@@ -35,14 +37,15 @@ inline constexpr int gpu_shared_bytes = 48 * 1024;
 // The most threads a core block takes: 8 warps.
 inline constexpr int gpu_core_threads = 256;
 
-// A thread per (query row, group of value_columns value columns); each key block's K and V rows sit
-// in the block's shared memory (loaded by all the block's threads together), as does each thread's
-// softmax state (max, sum and its group's accumulators: read and written once per key block), the
-// key block's P.V sums in the thread's registers. Not measured on a GPU (PoCL runs them for
-// correctness only): value_columns the most (up to 8) that divide head_dim_v, as 8 sums beside a
-// key block's scores stay well inside a thread's registers; then the most rows (up to 128, a power
-// of 2) within gpu_core_threads; then the most keys (up to 32) whose K and V fit in
-// gpu_shared_bytes beside the states.
+// A thread per (query row, group of value_columns value columns); in the block's shared memory sit
+// each key block's K and V rows and the tile's q rows (loaded by all the block's threads together),
+// the key block's scores (computed once per row, its keys spread over the row's threads) and each
+// thread's softmax state (max, sum and its group's accumulators: read and written once per key
+// block); the key block's P.V sums are in the thread's registers. Not measured on a GPU (PoCL runs
+// them for correctness only): value_columns the most (up to 8) that divide head_dim_v, as 8 sums
+// beside a key block's probabilities stay well inside a thread's registers; then the most rows (up
+// to 128, a power of 2) within gpu_core_threads; then the most keys (up to 32) whose K and V rows
+// and scores fit in gpu_shared_bytes beside the states and the q rows.
 GpuTiles gpu_tiles(const attn::Spec &resolved);
 
 }  // namespace attnc
