@@ -46,14 +46,21 @@ attn_status prepare_device(const attn_kernel_desc &desc, attn::detail::CallBuffe
   if (attn_status s = set_call_device_context(api, !buffers->device_args.empty(), context); s != ATTN_OK)
     return s;
   for (int i : buffers->device_args) {
-    halide_buffer_t &buffer = buffers->buffers[static_cast<size_t>(i)];
-    void *handle = reinterpret_cast<void *>(buffer.device);
-    const uint64_t bytes = buffer_span_bytes(buffer);
-    if (attn_status s = check_device_tensor(api, *context, desc.args[i].name, handle, bytes); s != ATTN_OK)
+    const halide_buffer_t &buffer = buffers->buffers[static_cast<size_t>(i)];
+    if (attn_status s =
+            check_device_tensor(api, *context, desc.args[i].name, reinterpret_cast<void *>(buffer.device),
+                                buffer_span_bytes(buffer));
+        s != ATTN_OK)
       return s;
+  }
+  // Only once every tensor passed: a refused call waits for no copy.
+  for (int i : buffers->device_args) {
     if (desc.args[i].dtype != ATTN_I32 && desc.args[i].dtype != ATTN_U8) continue;
+    halide_buffer_t &buffer = buffers->buffers[static_cast<size_t>(i)];
+    const uint64_t bytes = buffer_span_bytes(buffer);
     std::vector<uint8_t> &copy = buffers->read_back.emplace_back(static_cast<size_t>(bytes));
-    if (attn_status s = read_device_tensor(api, *context, desc.args[i].name, handle, bytes, copy.data());
+    if (attn_status s = read_device_tensor(api, *context, desc.args[i].name,
+                                           reinterpret_cast<void *>(buffer.device), bytes, copy.data());
         s != ATTN_OK)
       return s;
     buffer.device = 0;
