@@ -1,10 +1,17 @@
 // cpu_features.cpp: maps feature names to this CPU's capabilities (cpuid on x86, HWCAP on AArch64).
 #include "cpu_features.h"
 
+#include <array>
 #include <string_view>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+
+#include <cstdint>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
@@ -14,49 +21,130 @@ namespace {
 
 #if defined(__x86_64__) || defined(__i386__)
 
-// Features some compilers' __builtin_cpu_supports does not know (clang 14 lacks f16c, avxvnni
-// and avx512fp16) are read from cpuid. Each needs register state that the OS enables only with
-// AVX (f16c, vnni) or AVX-512 (fp16), which __builtin_cpu_supports checks for avx and avx512f.
+// Every name is read from cpuid, not __builtin_cpu_supports: compilers know different subsets of
+// names (clang 14 lacks f16c, avxvnni and avx512fp16; GCC 12 lacks the AMX ones), and a variant's
+// list must mean the same whatever built the runtime. A feature counts only where the OS also
+// saves its register state (XCR0): AVX's ymm, AVX-512's zmm and mask registers, AMX's tiles; AMX
+// in Linux further needs the process's permission (amx_permission below).
+enum class State { none, avx, avx512, amx };
+
+struct CpuidBit {
+  const char *name;
+  unsigned leaf, subleaf;
+  int reg;  // 0 eax, 1 ebx, 2 ecx, 3 edx
+  unsigned bit;
+  State state;
+};
+constexpr int eax = 0, ebx = 1, ecx = 2, edx = 3;
+
+// Bit positions from the Intel SDM (vol. 2A, CPUID) and AMD's APM (vol. 3, CPUID Fn8000_0001).
+constexpr CpuidBit cpuid_bits[] = {
+    {"sse3", 1, 0, ecx, 0, State::none},
+    {"pclmul", 1, 0, ecx, 1, State::none},
+    {"ssse3", 1, 0, ecx, 9, State::none},
+    {"fma", 1, 0, ecx, 12, State::avx},
+    {"sse41", 1, 0, ecx, 19, State::none},
+    {"sse4.1", 1, 0, ecx, 19, State::none},
+    {"sse42", 1, 0, ecx, 20, State::none},
+    {"sse4.2", 1, 0, ecx, 20, State::none},
+    {"movbe", 1, 0, ecx, 22, State::none},
+    {"popcnt", 1, 0, ecx, 23, State::none},
+    {"aes", 1, 0, ecx, 25, State::none},
+    {"avx", 1, 0, ecx, 28, State::avx},
+    {"f16c", 1, 0, ecx, 29, State::avx},
+    {"bmi", 7, 0, ebx, 3, State::none},
+    {"avx2", 7, 0, ebx, 5, State::avx},
+    {"bmi2", 7, 0, ebx, 8, State::none},
+    {"avx512f", 7, 0, ebx, 16, State::avx512},
+    {"avx512dq", 7, 0, ebx, 17, State::avx512},
+    {"adx", 7, 0, ebx, 19, State::none},
+    {"avx512ifma", 7, 0, ebx, 21, State::avx512},
+    {"avx512cd", 7, 0, ebx, 28, State::avx512},
+    {"sha", 7, 0, ebx, 29, State::none},
+    {"avx512bw", 7, 0, ebx, 30, State::avx512},
+    {"avx512vl", 7, 0, ebx, 31, State::avx512},
+    {"avx512vbmi", 7, 0, ecx, 1, State::avx512},
+    {"avx512vbmi2", 7, 0, ecx, 6, State::avx512},
+    {"gfni", 7, 0, ecx, 8, State::none},
+    {"vaes", 7, 0, ecx, 9, State::avx},
+    {"vpclmulqdq", 7, 0, ecx, 10, State::avx},
+    {"avx512vnni", 7, 0, ecx, 11, State::avx512},
+    {"avx512bitalg", 7, 0, ecx, 12, State::avx512},
+    {"avx512vpopcntdq", 7, 0, ecx, 14, State::avx512},
+    {"amx-bf16", 7, 0, edx, 22, State::amx},
+    {"avx512fp16", 7, 0, edx, 23, State::avx512},
+    {"amx-tile", 7, 0, edx, 24, State::amx},
+    {"amx-int8", 7, 0, edx, 25, State::amx},
+    {"avxvnni", 7, 1, eax, 4, State::avx},
+    {"avx512bf16", 7, 1, eax, 5, State::avx512},
+    {"lzcnt", 0x80000001u, 0, ecx, 5, State::none},
+    {"sse4a", 0x80000001u, 0, ecx, 6, State::none},
+};
+
 bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, unsigned bit) {
   unsigned regs[4] = {0, 0, 0, 0};
+  // __get_cpuid_count checks the leaf against the highest one of its range (basic or extended).
   if (!__get_cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3])) return false;
   return (regs[reg] >> bit) & 1u;
 }
-constexpr int eax = 0, ecx = 2, edx = 3;
+
+// XCR0, the register state the OS saves on a context switch; 0 without OSXSAVE.
+uint64_t enabled_state() {
+  if (!cpuid_bit(1, 0, ecx, 27)) return 0;
+  uint32_t low = 0, high = 0;
+  __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+  return (static_cast<uint64_t>(high) << 32) | low;
+}
+
+// Linux hands out AMX's 8 KiB of tile state only to a process that asked for it
+// (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)); a tile instruction before that faults.
+// Asked once per process; a refusal (an older kernel, a seccomp filter) makes the AMX features
+// count as missing, so the next variant runs.
+bool amx_permission() {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr long arch_get_xcomp_perm = 0x1022, arch_req_xcomp_perm = 0x1023;
+  constexpr int xfeature_xtiledata = 18;
+  static const bool granted = [] {
+    if (syscall(SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) != 0) return false;
+    unsigned long permitted = 0;
+    return syscall(SYS_arch_prctl, arch_get_xcomp_perm, &permitted) == 0 &&
+           (permitted >> xfeature_xtiledata & 1ul) != 0;
+  }();
+  return granted;
+#else
+  return false;
+#endif
+}
+
+bool state_enabled(State state) {
+  static const uint64_t xcr0 = enabled_state();
+  constexpr uint64_t sse_avx = 0x6, opmask_zmm = 0xe0, tiles = 0x60000;
+  switch (state) {
+    case State::none:
+      return true;
+    case State::avx:
+      return (xcr0 & sse_avx) == sse_avx;
+    case State::avx512:
+      return (xcr0 & (sse_avx | opmask_zmm)) == (sse_avx | opmask_zmm);
+    case State::amx:
+      return (xcr0 & tiles) == tiles && amx_permission();
+  }
+  return false;
+}
 
 bool has_feature(std::string_view name) {
-  __builtin_cpu_init();
-  // __builtin_cpu_supports takes string literals only, hence one line per name.
-  if (name == "sse41" || name == "sse4.1") return __builtin_cpu_supports("sse4.1");
-  if (name == "sse42" || name == "sse4.2") return __builtin_cpu_supports("sse4.2");
-  if (name == "popcnt") return __builtin_cpu_supports("popcnt");
-  if (name == "avx") return __builtin_cpu_supports("avx");
-  if (name == "avx2") return __builtin_cpu_supports("avx2");
-  if (name == "fma") return __builtin_cpu_supports("fma");
-  // cpuid traps to the hypervisor in a VM: each bit is read once.
-  if (name == "f16c") {
-    static const bool f16c = __builtin_cpu_supports("avx") && cpuid_bit(1, 0, ecx, 29);
-    return f16c;
-  }
-  if (name == "bmi") return __builtin_cpu_supports("bmi");
-  if (name == "bmi2") return __builtin_cpu_supports("bmi2");
-  if (name == "avx512f") return __builtin_cpu_supports("avx512f");
-  if (name == "avx512bw") return __builtin_cpu_supports("avx512bw");
-  if (name == "avx512dq") return __builtin_cpu_supports("avx512dq");
-  if (name == "avx512vl") return __builtin_cpu_supports("avx512vl");
-  if (name == "avx512cd") return __builtin_cpu_supports("avx512cd");
-  if (name == "avx512bf16") return __builtin_cpu_supports("avx512bf16");
-  if (name == "avx512vnni") return __builtin_cpu_supports("avx512vnni");
-  if (name == "avx512vbmi") return __builtin_cpu_supports("avx512vbmi");
-  if (name == "avx512ifma") return __builtin_cpu_supports("avx512ifma");
-  if (name == "avx512fp16") {
-    static const bool fp16 = __builtin_cpu_supports("avx512f") && cpuid_bit(7, 0, edx, 23);
-    return fp16;
-  }
-  if (name == "avxvnni") {
-    static const bool vnni = __builtin_cpu_supports("avx2") && cpuid_bit(7, 1, eax, 4);
-    return vnni;
-  }
+  // cpuid traps to the hypervisor in a VM: every bit is read once.
+  constexpr size_t count = sizeof(cpuid_bits) / sizeof(cpuid_bits[0]);
+  static const std::array<bool, count> present = [] {
+    std::array<bool, count> bits{};
+    for (size_t i = 0; i < count; ++i) {
+      const CpuidBit &b = cpuid_bits[i];
+      bits[i] = cpuid_bit(b.leaf, b.subleaf, b.reg, b.bit) && state_enabled(b.state);
+    }
+    return bits;
+  }();
+  for (size_t i = 0; i < count; ++i)
+    if (name == cpuid_bits[i].name) return present[i];
   return false;
 }
 

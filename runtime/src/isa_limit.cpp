@@ -25,14 +25,20 @@ constexpr std::array<Level, 2> levels = {{
 }};
 constexpr const char *level_names = "armv8.2 or neon";
 #else
-constexpr std::array<Level, 5> levels = {{
-    {"avx512", nullptr},
-    {"avx2", "sse41,sse42,popcnt,avx,avx2,fma,f16c,bmi,bmi2,avxvnni"},
-    {"avx", "sse41,sse42,popcnt,avx"},
-    {"sse41", "sse41,sse42,popcnt"},
+// amx: no limit. avx512bf16: AVX-512 with its later extensions (BF16, VNNI, FP16) and vendor ones
+// (AMD's SSE4a: the Zen 4 class variant), no AMX. avx512: Skylake / Cannon Lake class AVX-512, so
+// a bf16 kernel converts to fp32 there. Names as cpu_features.cpp spells them.
+constexpr std::array<Level, 7> levels = {{
+    {"amx", nullptr},
+    {"avx512bf16",
+     "avx512vbmi2,avx512vnni,avx512bitalg,avx512vpopcntdq,avx512bf16,avx512fp16,gfni,vaes,vpclmulqdq,sse4a"},
+    {"avx512", "adx,sha,avx512f,avx512cd,avx512bw,avx512dq,avx512vl,avx512ifma,avx512vbmi"},
+    {"avx2", "avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,avxvnni"},
+    {"avx", "avx,pclmul,aes"},
+    {"sse41", "sse3,ssse3,sse41,sse42,popcnt"},
     {"x86-64", ""},
 }};
-constexpr const char *level_names = "avx512, avx2, avx, sse41 or x86-64";
+constexpr const char *level_names = "amx, avx512bf16, avx512, avx2, avx, sse41 or x86-64";
 #endif
 
 constexpr int unread = -3;   // ATTN_MAX_ISA not read yet
@@ -61,14 +67,16 @@ int limit() {
   return current.load(std::memory_order_acquire);
 }
 
+// A level allows its own features and those of every level below it.
 bool allowed(int level, const char *features) {
   if (level == no_limit || levels[static_cast<size_t>(level)].allowed == nullptr) return true;
   bool all = true;
   attn::detail::for_each_feature(features, [&](std::string_view name) {
     const std::string_view normal = name == "sse4.1" ? "sse41" : name == "sse4.2" ? "sse42" : name;
     bool found = false;
-    attn::detail::for_each_feature(levels[static_cast<size_t>(level)].allowed,
-                                   [&](std::string_view a) { found = found || a == normal; });
+    for (size_t below = static_cast<size_t>(level); below < levels.size() && !found; ++below)
+      attn::detail::for_each_feature(levels[below].allowed,
+                                     [&](std::string_view a) { found = found || a == normal; });
     all = all && found;
   });
   return all;

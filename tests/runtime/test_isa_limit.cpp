@@ -74,9 +74,9 @@ TEST_CASE("each limit runs the most capable variant it allows") {
     const char *isa;
     bool avx512, avx2;
   };
-  for (const Case c : {Case{nullptr, true, true}, Case{"avx512", true, true}, Case{"avx2", false, true},
-                       Case{"avx", false, false}, Case{"sse41", false, false}, Case{"x86-64", false, false},
-                       Case{"", true, true}}) {
+  for (const Case c : {Case{nullptr, true, true}, Case{"amx", true, true}, Case{"avx512bf16", true, true},
+                       Case{"avx512", true, true}, Case{"avx2", false, true}, Case{"avx", false, false},
+                       Case{"sse41", false, false}, Case{"x86-64", false, false}, Case{"", true, true}}) {
     CAPTURE(c.isa ? c.isa : "(null)");
     REQUIRE(attn_set_max_isa(c.isa) == ATTN_OK);
     CHECK(std::string(attn_max_isa()) == (c.isa == nullptr ? "" : c.isa));
@@ -97,7 +97,7 @@ TEST_CASE("an unknown instruction set is refused and the limit stays") {
     CHECK(attn_set_max_isa(bad) == ATTN_ERR_INVALID_ARGUMENT);
     const std::string message = attn_last_error();
     CHECK(message.find(std::string("'") + bad + "'") != std::string::npos);
-    CHECK(message.find("avx512, avx2, avx, sse41 or x86-64") != std::string::npos);
+    CHECK(message.find("amx, avx512bf16, avx512, avx2, avx, sse41 or x86-64") != std::string::npos);
     CHECK(std::string(attn_max_isa()) == "avx2");
   }
 }

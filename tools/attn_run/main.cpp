@@ -40,8 +40,8 @@ constexpr const char *usage_text =
     "computed, and written only where --output names a file (all of them, or none on an error).\n"
     "In-out tensors (a KV cache's k_cache, v_cache; '(in-out)' in --list) are given with --input\n"
     "and, where --output names them, written back as they are after the call.\n"
-    "--max-isa (avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64) caps the variant that\n"
-    "runs, as ATTN_MAX_ISA does.\n"
+    "--max-isa (amx, avx512bf16, avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64)\n"
+    "caps the variant that runs, as ATTN_MAX_ISA does.\n"
     "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
     "skips that check and needs no manifest.\n";
 
@@ -138,7 +138,7 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
     } else if (arg == "--max-isa") {
       std::string isa;
       if (!next(&isa))
-        failure = usage("--max-isa needs an instruction set (avx512, avx2, avx, sse41, x86-64; armv8.2, neon)");
+        failure = usage("--max-isa needs an instruction set (amx, avx512bf16, avx512, avx2, avx, sse41, x86-64; armv8.2, neon)");
       options->max_isa = isa;
     } else if (arg == "--warmup") {
       failure = count(0, &options->warmup);
