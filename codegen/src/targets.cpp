@@ -3,10 +3,11 @@
 
 #include <Halide.h>
 
-#include "attnc/targets_arm.h"
-
 #include <sstream>
+#include <string_view>
+#include <utility>
 
+#include "attnc/targets_arm.h"
 #include "attnc/targets_gpu.h"
 
 namespace attnc {
@@ -100,10 +101,64 @@ TargetList expand_targets(const std::string &spec) {
   return result;
 }
 
+namespace {
+
+// The LLVM CPU Halide 21 compiles an x86 target for (CodeGen_X86::mcpu_target): its most capable
+// AVX-512 feature names it, else AVX2 means "haswell", AVX "corei7-avx", SSE4.1 "penryn".
+// LLVM may emit any instruction that CPU has, whatever features the target string lists: the
+// Zen 4 class variant may use AMD's SSE4a (LLVM packs bytes with insertq), which no Intel CPU has.
+const char *llvm_cpu_of(const Halide::Target &t) {
+  using F = Halide::Target::Feature;
+  if (t.has_feature(F::AVX512_SapphireRapids)) return "sapphirerapids";
+  if (t.has_feature(F::AVX512_Zen5) || t.has_feature(F::AVX512_Zen4)) return "znver4";
+  if (t.has_feature(F::AVX512_Cannonlake)) return "cannonlake";
+  if (t.has_feature(F::AVX512_Skylake)) return "skylake-avx512";
+  if (t.has_feature(F::AVX512_KNL)) return "knl";
+  if (t.has_feature(F::AVX2)) return "haswell";
+  if (t.has_feature(F::AVX)) return "corei7-avx";
+  if (t.has_feature(F::SSE41)) return "penryn";
+  return "k8";
+}
+
+// The instruction sets of each LLVM CPU that compiled code may use (names as cpu_features.cpp
+// reads them from cpuid), from LLVM 20's X86.td processor definitions. System-only extensions
+// (xsave, rdrnd, clflushopt, mwaitx ...) are left out: a compiled kernel never emits them.
+const char *llvm_cpu_features(std::string_view cpu) {
+  static constexpr std::pair<std::string_view, const char *> table[] = {
+      {"k8", ""},
+      {"penryn", "sse3,ssse3,sse41"},
+      {"corei7-avx", "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes"},
+      {"haswell", "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe"},
+      {"knl",
+       "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,avx512f,avx512cd"},
+      {"skylake-avx512",
+       "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,adx,"
+       "avx512f,avx512cd,avx512bw,avx512dq,avx512vl"},
+      {"cannonlake",
+       "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,adx,"
+       "avx512f,avx512cd,avx512bw,avx512dq,avx512vl,avx512ifma,avx512vbmi,sha"},
+      {"znver4",
+       "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,adx,"
+       "avx512f,avx512cd,avx512bw,avx512dq,avx512vl,avx512ifma,avx512vbmi,sha,avx512vbmi2,"
+       "avx512vnni,avx512bitalg,avx512vpopcntdq,avx512bf16,gfni,vaes,vpclmulqdq,sse4a"},
+      {"sapphirerapids",
+       "sse3,ssse3,sse41,sse42,popcnt,avx,pclmul,aes,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,adx,"
+       "avx512f,avx512cd,avx512bw,avx512dq,avx512vl,avx512ifma,avx512vbmi,sha,avx512vbmi2,"
+       "avx512vnni,avx512bitalg,avx512vpopcntdq,avx512bf16,gfni,vaes,vpclmulqdq,avxvnni,"
+       "avx512fp16,amx-tile,amx-bf16,amx-int8"},
+  };
+  for (const auto &[name, features] : table)
+    if (name == cpu) return features;
+  return "";
+}
+
+}  // namespace
+
 std::string required_cpu_features(const std::string &halide_target) {
   const Halide::Target t(halide_target);
   if (t.arch == Halide::Target::ARM) return arm_required_cpu_features(halide_target);
   if (t.arch != Halide::Target::X86) return "";
+  // The LLVM CPU's sets, then what the target's features add on top (Halide's mattrs).
   struct Need {
     Halide::Target::Feature feature;
     const char *names;
@@ -117,9 +172,11 @@ std::string required_cpu_features(const std::string &halide_target) {
       {Halide::Target::AVX512, "avx512f,avx512cd"},
       {Halide::Target::AVX512_Skylake, "avx512f,avx512bw,avx512dq,avx512vl"},
       {Halide::Target::AVX512_Cannonlake, "avx512ifma,avx512vbmi"},
-      {Halide::Target::AVX512_Zen4, "avx512bf16,avx512vnni"},
+      {Halide::Target::AVX512_Zen4, "avx512bf16,avx512vnni,avx512bitalg,avx512vbmi2"},
+      {Halide::Target::AVXVNNI, "avxvnni"},
+      {Halide::Target::AVX512_SapphireRapids, "amx-tile,amx-int8,amx-bf16"},
   };
-  std::vector<std::string> names;
+  std::vector<std::string> names = split(llvm_cpu_features(llvm_cpu_of(t)), ',');
   for (const Need &n : needs) {
     if (!t.has_feature(n.feature)) continue;
     for (const std::string &name : split(n.names, ','))

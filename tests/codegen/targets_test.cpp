@@ -68,3 +68,38 @@ TEST_CASE("cuda and opencl are this host's baseline plus the GPU API, after the 
 }
 
 }  // namespace
+
+namespace {
+
+bool lists(const std::string &features, const std::string &name) {
+  return ("," + features + ",").find("," + name + ",") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("each x86 variant requires what its LLVM CPU may emit, vendor extensions included") {
+  const attnc::TargetList x86 = attnc::expand_targets("x86");
+  REQUIRE(x86.ok);
+  for (const std::string &t : x86.targets) {
+    CAPTURE(t);
+    const std::string needs = attnc::required_cpu_features(t);
+    CAPTURE(needs);
+    const bool zen4 = t.find("avx512_zen4") != std::string::npos;
+    const bool avx2 = t.find("avx2") != std::string::npos;
+    // LLVM's znver4 packs bytes with SSE4a's insertq, which no Intel CPU has (issue 36).
+    CHECK(lists(needs, "sse4a") == zen4);
+    // haswell and later: andn, shlx, lzcnt appear in kernels of every AVX2 variant.
+    for (const char *scalar : {"bmi", "bmi2", "lzcnt", "movbe"}) CHECK(lists(needs, scalar) == avx2);
+    if (zen4) CHECK(lists(needs, "avx512vbmi2"));
+    if (t == x86.targets.back()) CHECK(needs.empty());
+  }
+  // A Sapphire Rapids target (AMX, AVX-512 FP16) asks for its tiles and half-precision arithmetic.
+  const std::string spr = attnc::required_cpu_features(
+      "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_zen4-avx512_"
+      "sapphirerapids");
+  for (const char *name : {"amx-tile", "amx-bf16", "avx512fp16", "avx512bf16", "avxvnni"}) {
+    CAPTURE(name);
+    CHECK(lists(spr, name));
+  }
+  CHECK_FALSE(lists(spr, "sse4a"));
+}

@@ -2,8 +2,9 @@
 # so that two generate at once (70-75 s a library of 5, measured on the shared 2-core machine).
 # Included by CMakeLists.txt (label kernels) and arm_suites.cmake (label arm): low_precision_label.
 # Keep in step with low_precision_specs.h (the suite checks that both lists agree). The bf16
-# kernels are built for the sweep's two x86 variants where it has them: AVX-512 (Zen 4 class,
-# bf16 dot products in the whole-row core) and AVX2 (converted to fp32), and the suite runs both.
+# kernels are built for the sweep's two x86 variants where it has them: the AVX-512 one this CPU
+# runs (Zen 4 class on AMD: bf16 dot products in the whole-row core; Skylake class on Intel:
+# converted to fp32) and AVX2 (converted to fp32), and the suite runs both.
 # (attnc_low_precision_specs_bf16 / _f16: the OpenCL run in CMakeLists.txt builds the same specs.)
 set(attnc_low_precision_specs_bf16
   "heads=4 kv_heads=2 head_dim=32 head_dim_v=16 mask=(causal&padding)|global(2) lse=true dtype=bf16"

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <iterator>
@@ -65,18 +66,35 @@ TEST_CASE("the low-precision specs are the linked kernels") {
   check_spec_list(low_precision_spec_list_drift(), "low_precision_specs.h");
 }
 
-// The instruction-set caps to run the suite under: none (this machine's best variant) and, where
-// the bf16 kernels carry an AVX2 variant beside it, "avx2" (bf16 converted to fp32 instead of
-// multiplied in pairs); on AArch64, where they carry a baseline NEON variant beside the Armv8.2
-// one, "neon". Under a cap, only the specs whose kernels have a variant for it run.
+// The instruction-set caps to run the suite under: none (this machine's best variant) and each
+// cap that selects another variant of the bf16 kernels on this CPU: on x86 "avx512" (the Skylake
+// class variant, bf16 converted to fp32, where the best one multiplies bf16 pairs or AMX tiles)
+// and "avx2"; on AArch64 "neon" (the baseline beside the Armv8.2 variant). Under a cap, only the
+// specs whose kernels have a variant for it run.
 std::vector<const char *> isa_caps() {
   std::vector<const char *> caps = {nullptr};
   const attn_kernel *kernel = find_kernel(parse(low_precision_specs[0]));
   REQUIRE(kernel != nullptr);
-  const std::string targets = attn_kernel_target(kernel);
-  if (targets.find(',') != std::string::npos && targets.find("avx2") != std::string::npos) caps.push_back("avx2");
-  if (targets.find(',') != std::string::npos && targets.find("arm_dot_prod") != std::string::npos)
-    caps.push_back("neon");
+  std::vector<std::string> selected = {attn_kernel_selected_target(kernel)};
+#if defined(__aarch64__)
+  const char *const candidates[] = {"neon"};
+#else
+  const char *const candidates[] = {"avx512", "avx2"};
+#endif
+  for (const char *cap : candidates) {
+    REQUIRE(attn_set_max_isa(cap) == ATTN_OK);
+    const std::string target = attn_kernel_selected_target(kernel);
+    if (!target.empty() && std::find(selected.begin(), selected.end(), target) == selected.end()) {
+      caps.push_back(cap);
+      selected.push_back(target);
+    }
+  }
+  REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
+  MESSAGE("variants run: ", [&] {
+    std::string all;
+    for (const std::string &t : selected) all += (all.empty() ? "" : "; ") + t;
+    return all;
+  }());
   return caps;
 }
 
