@@ -90,7 +90,10 @@ set(refused
     "heads=1 head_dim=16 mask=random(64,2147483647,1)|random(BS,N,SEED) needs N <= 16 blocks (got 2147483647)"
     "heads=1 head_dim=16 mask=random(64,64,1)|random(BS,N,SEED) needs N <= 16 blocks (got 64)"
     "heads=1 head_dim=16 mask=random(2147483647,1,1)|needs a block size BS <= 16777216 (got 2147483647)"
-    "d_model=32768 heads=32 form=block|w_q [32768, 32768] would hold 1073741824 elements")
+    "d_model=32768 heads=32 form=block|w_q [32768, 32768] would hold 1073741824 elements"
+    # Issue 32: check accepted these and gen failed inside Halide.
+    "heads=1 head_dim=16 kv_cache=paged(4) probs=true|probs=true does not combine with kv_cache"
+    "heads=1 head_dim=1024 kv_cache=paged(16777216)|16777216 * 1024 = 17179869184 elements")
 foreach(entry IN LISTS refused)
   string(FIND "${entry}" "|" bar)
   string(SUBSTRING "${entry}" 0 ${bar} spec)
