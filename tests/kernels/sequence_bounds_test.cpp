@@ -43,10 +43,12 @@ struct GuardedTensor {
   float *f32() { return reinterpret_cast<float *>(storage.data()); }
 };
 
-// A shape or strides that one call gives a tensor instead of its own (row-major) ones.
+// A shape or strides that one call gives a tensor instead of its own (row-major) ones, and where
+// its data is (data_of: another tensor's storage, else its own).
 struct Override {
   std::string name;
   std::vector<int64_t> shape, strides;
+  std::string data_of;
 };
 
 class GuardedCall {
@@ -75,8 +77,8 @@ class GuardedCall {
       const bool changed = change != nullptr && change->name == t.name;
       const std::vector<int64_t> &shape = changed ? change->shape : t.shape;
       const int64_t *strides = changed && !change->strides.empty() ? change->strides.data() : nullptr;
-      args.push_back({t.name.c_str(),
-                      {t.storage.data(), t.dtype, int32_t(shape.size()), shape.data(), strides, ATTN_HOST}});
+      uint8_t *data = changed && !change->data_of.empty() ? at(change->data_of).storage.data() : t.storage.data();
+      args.push_back({t.name.c_str(), {data, t.dtype, int32_t(shape.size()), shape.data(), strides, ATTN_HOST}});
     }
     return attn_run(kernel, args.data(), int(args.size()));
   }
@@ -387,6 +389,35 @@ TEST_CASE("index tensor shapes and strides near 2^63 are refused and nothing wri
         check_refused(call, kernel, ATTN_ERR_STRIDE, name, &change);
         ++refused;
       }
+    }
+  }
+  MESSAGE(refused, " calls refused");
+}
+
+TEST_CASE("caches and outputs that share memory with another tensor are refused (issue 32)") {
+  // k_cache given as v_cache: each sequence's values would overwrite its keys mid-call.
+  int refused = 0;
+  for (const char *text : {cache_neox_spec, paged_window_spec, varlen_spec}) {
+    CAPTURE(text);
+    attn::Spec s;
+    const attn_kernel *kernel = kernel_of(text, &s);
+    REQUIRE(kernel != nullptr);
+    GuardedCall call;
+    std::mt19937 rng(7);
+    if (s.layout == attn::Layout::varlen)
+      add_varlen_tensors(call, s, {{2, 3}, {1, 1}}, rng);
+    else
+      add_cache_tensors(call, s, complete(s, {2, 1, {1, 3}, 0, 0, 0}), rng);
+    std::vector<std::pair<std::string, std::string>> pairs = {{"out", "q"}};
+    if (s.kv_cache != attn::KvCache::none) pairs.insert(pairs.end(), {{"v_cache", "k_cache"}, {"k_cache", "k_new"}});
+    if (s.lse) pairs.push_back({"lse", "out"});
+    for (const auto &[written, other] : pairs) {
+      CAPTURE(written);
+      CAPTURE(other);
+      Override change{written, call.at(written).shape, {}, other};
+      // The message names the written tensor that comes first in the kernel's argument order.
+      check_refused(call, kernel, ATTN_ERR_ALIASED, "shares memory with tensor", &change);
+      ++refused;
     }
   }
   MESSAGE(refused, " calls refused");
