@@ -251,9 +251,9 @@ std::string entry_source(const std::vector<KernelRecord> &kernels, const std::st
     << "static int32_t attn_halide_extent(void *buffer, int d) {\n"
     << "  return ((const struct attn_halide_buffer_view *)buffer)->dim[d].extent;\n"
     << "}\n\n"
-    << "/* Whole tiles of `tile` covering n. */\n"
+    << "/* Whole tiles of `tile` covering n (in 64-bit: n may be up to 2^31 - 1 keys). */\n"
     << "static inline double attn_padded(int32_t n, int32_t tile) {\n"
-    << "  return (double)((n + tile - 1) / tile * tile);\n"
+    << "  return (double)(((int64_t)n + tile - 1) / tile * tile);\n"
     << "}\n\n"
     << "static void " << basename << "_set_num_threads(int threads) { halide_set_num_threads(threads); }\n";
   if (gpu) write_device_support(o, kernels, basename);

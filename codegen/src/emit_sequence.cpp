@@ -65,6 +65,48 @@ void write_inner(std::ostringstream &o, const KernelRecord &k,
   o << "    void *inner[] = {" << list << "};\n";
 }
 
+// The value checks of a cache call, for every sequence before anything is written, in 64-bit
+// arithmetic: cache_seqlens[b] + Sq, the pages it spans and max_pages * P can pass 2^31 - 1, and
+// a wrapped bound would let a bad page id through. Lk = cache_seqlens[b] + Sq must also fit the
+// int32 extents a pipeline addresses; past these checks the entry's int32 arithmetic cannot wrap.
+void write_cache_checks(std::ostringstream &o, const KernelRecord &k) {
+  const bool paged = k.spec.kv_cache == attn::KvCache::paged;
+  const int page = k.spec.page_size;
+  const std::string room = paged ? "max_pages * P" : "Smax";
+  const std::string sizes = paged ? "(max_pages %d, P " + std::to_string(page) + ", Sq %d)" : "(Smax %d, Sq %d)";
+  const std::string sizes_args = paged ? "max_pages, seq_q" : "smax, seq_q";
+  o << "  const int64_t capacity = " << (paged ? "(int64_t)max_pages * " + std::to_string(page) : "smax")
+    << ";\n"
+    << "  int status = 0;\n"
+    << "  /* Every value first: a refused call writes nothing, neither out nor the cache. */\n"
+    << "  if (batch > 0 && seq_q > capacity)\n"
+    << "    return attn_view_refuse(context, \"Sq (%d) is more than " << room
+    << " (%lld): the cache has no room for the call's new keys " << sizes << "\", seq_q, (long long)capacity, "
+    << sizes_args << ");\n"
+    << "  for (int32_t b = 0; b < batch; ++b) {\n"
+    << "    const int64_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n"
+    << "    if (cached < 0 || cached + seq_q > capacity)\n"
+    << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %lld: it must be in [0, " << room
+    << " - Sq] = [0, %lld] " << sizes << "\", b, (long long)cached, (long long)(capacity - seq_q), "
+    << sizes_args << ");\n";
+  if (paged) {
+    o << "    if (cached + seq_q > INT32_MAX)\n"
+      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %lld: with Sq %d the sequence would "
+         "attend to %lld keys, at most %d are addressable (cache_seqlens[b] + Sq <= %d)\", b, (long "
+         "long)cached, seq_q, (long long)(cached + seq_q), INT32_MAX, INT32_MAX);\n"
+      << "    /* Only the pages the sequence uses after this call are read: entries past them may hold "
+         "anything. */\n"
+      << "    const int64_t used = (cached + seq_q + " << page - 1 << ") / " << page << ";\n"
+      << "    for (int64_t p = 0; p < used; ++p) {\n"
+      << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, (int32_t)p);\n"
+      << "      if (id < 0 || id >= pages)\n"
+      << "        return attn_view_refuse(context, \"block_table[%d][%lld] is %d: page ids must be in [0, "
+         "num_pages) = [0, %d)\", b, (long long)p, id, pages);\n"
+      << "    }\n";
+  }
+  o << "  }\n";
+}
+
 void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
   const bool paged = k.spec.kv_cache == attn::KvCache::paged;
   const int page = k.spec.page_size;
@@ -78,33 +120,8 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
   } else {
     o << "  const int32_t smax = attn_view_extent(" << buffer(k, "k_cache") << ", 2);\n";
   }
-  o << "  int status = 0;\n"
-    << "  /* Every value first: a refused call writes nothing, neither out nor the cache. */\n"
-    << "  for (int32_t b = 0; b < batch; ++b) {\n"
-    << "    const int32_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n";
-  if (paged) {
-    o << "    if (cached < 0 || (int64_t)cached + seq_q > (int64_t)max_pages * " << page << ")\n"
-      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, max_pages * P "
-         "- Sq] = "
-         "[0, %lld] (max_pages %d, P "
-      << page << ", Sq %d)\", b, cached, (long long)max_pages * " << page << " - seq_q, max_pages, seq_q);\n"
-      << "    /* Only the pages the sequence uses after this call are read: entries past them may hold "
-         "anything. */\n"
-      << "    for (int32_t p = 0; p < (cached + seq_q + " << page - 1 << ") / " << page << "; ++p) {\n"
-      << "      const int32_t id = attn_view_i32(" << buffer(k, "block_table") << ", b, p);\n"
-      << "      if (id < 0 || id >= pages)\n"
-      << "        return attn_view_refuse(context, \"block_table[%d][%d] is %d: page ids must be in [0, "
-         "num_pages) = "
-         "[0, %d)\", b, p, id, pages);\n"
-      << "    }\n";
-  } else {
-    o << "    if (cached < 0 || cached > smax - seq_q)\n"
-      << "      return attn_view_refuse(context, \"cache_seqlens[%d] is %d: it must be in [0, Smax - Sq] = "
-         "[0, %d] "
-         "(Smax %d, Sq %d)\", b, cached, smax - seq_q, smax, seq_q);\n";
-  }
-  o << "  }\n"
-    << "  /* The new keys (rotated with rope) and values into the cache. */\n"
+  write_cache_checks(o, k);
+  o << "  /* The new keys (rotated with rope) and values into the cache. */\n"
     << "  for (int32_t b = 0; b < batch; ++b) {\n"
     << "    const int32_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n";
   auto append_call = [&](const char *indent, const char *first, const char *count, const char *position) {

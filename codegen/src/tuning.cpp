@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "attnc/text_file.h"
 #include "attnc/tile_config.h"
 
 namespace attnc {
@@ -70,14 +71,9 @@ bool parse_tuning(const std::string &text, std::vector<TileOverride> *entries, s
 }
 
 bool read_tuning_file(const std::string &path, std::vector<TileOverride> *entries, std::string *error) {
-  std::ifstream in(path);
-  if (!in) {
-    *error = "cannot read tuning file '" + path + "'";
-    return false;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!parse_tuning(text.str(), entries, error)) {
+  std::string text;
+  if (!read_text_file(path, "tuning file '" + path + "'", max_tuning_file_bytes, &text, error)) return false;
+  if (!parse_tuning(text, entries, error)) {
     *error = "tuning file '" + path + "', " + *error;
     return false;
   }

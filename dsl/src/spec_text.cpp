@@ -284,8 +284,16 @@ class SpecBuilder {
     int32_t page = 0;
     const std::string_view inner = value.substr(open.size(), value.size() - open.size() - 1);
     const auto [ptr, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), page);
-    if (ec != std::errc() || ptr != inner.data() + inner.size() || page <= 0)
-      return bad(key, value, "needs a page size P > 0: paged(16)");
+    const std::string limit = std::to_string(limits::max_positions);
+    if (ec == std::errc::result_out_of_range)
+      return bad(key, value, ("has a page size P that is too large: P must be at most " + limit +
+                              " tokens, e.g. paged(16)").c_str());
+    if (ec != std::errc() || ptr != inner.data() + inner.size())
+      return bad(key, value, ("has a page size P ('" + std::string(inner) +
+                              "') that is not a decimal integer: give P in tokens, e.g. paged(16)").c_str());
+    if (page <= 0)
+      return bad(key, value, ("has a page size P of " + std::to_string(page) + ": P must be > 0 and at most " +
+                              limit + ", e.g. paged(16)").c_str());
     spec = spec.with_kv_cache(KvCache::paged, page);
     return std::nullopt;
   }

@@ -34,6 +34,14 @@ std::string char_text(int32_t code) {
   return buffer;
 }
 
+// "rope_theta must be a finite number > 0 and below 3e+38 (got 3.00000001e+38)"
+std::string finite_positive(const char *field, float got) {
+  char limit[16];
+  std::snprintf(limit, sizeof(limit), "%g", static_cast<double>(limits::max_float_value));
+  return std::string(field) + " must be a finite number > 0 and below " + limit + " (got " + float_text(got) +
+         ")";
+}
+
 std::string must_be_positive(const char *field, int32_t got) {
   return std::string(field) + " must be > 0 (got " + number(got) + ")";
 }
@@ -147,9 +155,9 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::kv_heads_not_dividing_heads:
       return "kv_heads (" + number(c.a) + ") must divide heads (" + number(c.b) + ")";
     case P::scale_not_positive:
-      return "scale must be a finite number > 0 (got " + float_text(s.scale) + ")";
+      return finite_positive("scale", s.scale);
     case P::softcap_not_positive:
-      return "softcap must be a finite number > 0 (got " + float_text(s.softcap) + ")";
+      return finite_positive("softcap", s.softcap);
     case P::mask_block_not_positive:
       return must_be_positive("mask_block", c.a);
     case P::window_bound_invalid:
@@ -196,7 +204,7 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::rope_dim_invalid:
       return "rope_dim (" + number(c.a) + ") must be even, > 0 and at most head_dim (" + number(c.b) + ")";
     case P::rope_theta_not_positive:
-      return "rope_theta must be a finite number > 0 (got " + float_text(s.rope_theta) + ")";
+      return finite_positive("rope_theta", s.rope_theta);
     case P::page_size_invalid:
       return "kv_cache=paged(P): the page size P (" + number(c.a) + ") must be > 0 and at most " +
              number(c.b);
@@ -210,6 +218,16 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
              "alibi";
     case P::rope_options_without_rope:
       return "rope_theta and rope_dim need rope=neox or rope=interleaved (rope is none)";
+    case P::probs_with_sequence:
+      return std::string("probs=true does not combine with ") +
+             (c.a == 1 ? "kv_cache" : c.a == 2 ? "layout=varlen" : "head_groups") +
+             ": probs [B, H, Sq, Sk] is one matrix per batch element of one head size, with no Sk per " +
+             (c.a == 3 ? "head group" : "sequence");
+    case P::page_too_large:
+      return "kv_cache=paged(" + number(c.a) + "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " +
+             number(c.a) + " * " + number(c.b) + " = " + std::to_string(int64_t{c.a} * c.b) +
+             " elements, more than the " + std::to_string(limits::max_tensor_elements) +
+             " a cache tensor may hold; use P <= " + std::to_string(limits::max_tensor_elements / c.b);
     case P::cross_attention_needs_block_form:
       return "cross=true (with_cross_attention) needs the block form: a core spec takes k and v as inputs "
              "already, of their own length Sk";

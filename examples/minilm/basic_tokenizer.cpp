@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "utf8.h"
 
@@ -77,11 +78,20 @@ void strip_and_lower(char32_t c, std::u32string *out) {
 
 }  // namespace
 
-std::vector<std::string> basic_tokenize(std::string_view text) {
-  std::u32string normalized;
-  for (const char32_t c : decode_utf8(text)) {
+void basic_tokenize(std::string_view text, const std::function<bool(const std::string &)> &take) {
+  // One pass, character by character: normalization's output goes straight into the word split,
+  // so that a caller who has enough words stops the work (and the reading) there.
+  std::u32string normalized, word;
+  bool more = true;
+  auto emit = [&](const std::string &w) { more = more && take(w); };
+  auto flush = [&] {
+    if (!word.empty()) emit(encode_utf8(word)), word.clear();
+  };
+  for (size_t at = 0; at < text.size() && more;) {
+    const char32_t c = decode_next(text, &at);
     const bool kept_control = c == U'\t' || c == U'\n' || c == U'\r';
     if (c == 0 || c == 0xFFFD || (!kept_control && category_class(c) == kOther)) continue;
+    normalized.clear();
     if (is_whitespace(c)) {
       normalized += U' ';
     } else if (is_cjk(c)) {
@@ -91,23 +101,26 @@ std::vector<std::string> basic_tokenize(std::string_view text) {
     } else {
       strip_and_lower(c, &normalized);
     }
-  }
-  std::vector<std::string> words;
-  std::u32string word;
-  auto flush = [&] {
-    if (!word.empty()) words.push_back(encode_utf8(word)), word.clear();
-  };
-  for (const char32_t c : normalized) {
-    if (is_whitespace(c)) {
-      flush();
-    } else if (is_punctuation(c)) {
-      flush();
-      words.push_back(encode_utf8(std::u32string(1, c)));
-    } else {
-      word += c;
+    for (const char32_t n : normalized) {
+      if (is_whitespace(n)) {
+        flush();
+      } else if (is_punctuation(n)) {
+        flush();
+        emit(encode_utf8(std::u32string(1, n)));
+      } else {
+        word += n;
+      }
     }
   }
-  flush();
+  if (more) flush();
+}
+
+std::vector<std::string> basic_tokenize(std::string_view text) {
+  std::vector<std::string> words;
+  basic_tokenize(text, [&](const std::string &word) {
+    words.push_back(word);
+    return true;
+  });
   return words;
 }
 

@@ -13,5 +13,7 @@ struct Matrix {
 
 // Throws std::runtime_error unless the file is a C-order '<f4' array of two dimensions.
 Matrix read_npy_f32(const std::string &path);
+// The same for a file's bytes; origin names it in messages.
+Matrix parse_npy_f32(const std::string &bytes, const std::string &origin);
 
 }  // namespace minilm

@@ -124,16 +124,22 @@ SafetensorsFile SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::st
     if (known == std::end(kDTypes))
       throw error(SafetensorsProblem::dtype, where + " has the unknown dtype \"" + dtype->string + "\"");
     info.dtype = known->dtype;
+    // Elements and bytes in checked 64-bit products: a wrapped product (F64 [2^61 + 1] is 8 bytes
+    // modulo 2^64) would match a small byte range. A zero dim makes any product 0.
+    bool wrapped = false, empty = false;
     uint64_t elements = 1;
     for (const JsonValue &dim : shape->array) {
       if (dim.kind != JsonValue::Kind::number || !dim.is_integer || dim.integer < 0)
         throw error(SafetensorsProblem::header, where + ": a shape entry is not a non-negative integer");
       info.shape.push_back(dim.integer);
-      if (dim.integer != 0 && elements > (uint64_t(1) << 62) / uint64_t(dim.integer))
-        throw error(SafetensorsProblem::shape,
-                    where + ": the shape " + shape_text(info.shape) + "... is too large");
-      elements *= uint64_t(dim.integer);
+      empty = empty || dim.integer == 0;
+      wrapped = __builtin_mul_overflow(elements, uint64_t(dim.integer), &elements) || wrapped;
     }
+    uint64_t needed = 0;
+    if (empty) elements = 0;
+    if ((wrapped && !empty) || __builtin_mul_overflow(elements, uint64_t(known->bytes), &needed))
+      throw error(SafetensorsProblem::shape, where + ": the shape " + shape_text(info.shape) + " of " +
+                                                 known->name + " needs more than 2^64 bytes");
     if (offsets->array.size() != 2)
       throw error(SafetensorsProblem::header, where + ": data_offsets needs exactly two entries");
     for (const JsonValue &o : offsets->array)
@@ -145,11 +151,10 @@ SafetensorsFile SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::st
     if (info.end < info.begin)
       throw error(SafetensorsProblem::offsets, where + ": data_offsets [" + std::to_string(info.begin) +
                                                    ", " + std::to_string(info.end) + "] run backwards");
-    if (info.end - info.begin != elements * uint64_t(known->bytes))
+    if (info.end - info.begin != needed)
       throw error(SafetensorsProblem::shape,
                   where + ": shape " + shape_text(info.shape) + " of " + known->name + " needs " +
-                      std::to_string(elements * known->bytes) + " bytes, data_offsets hold " +
-                      std::to_string(info.end - info.begin));
+                      std::to_string(needed) + " bytes, data_offsets hold " + std::to_string(info.end - info.begin));
     if (info.end > data_bytes)
       throw error(SafetensorsProblem::truncated, "truncated: " + where + " ends at data byte " +
                                                      std::to_string(info.end) + ", the data section holds " +

@@ -61,10 +61,12 @@ void WordPiece::word_pieces(std::string_view word, std::vector<int32_t> *ids) co
 std::vector<int32_t> WordPiece::encode(std::string_view sentence, int max_length) const {
   if (max_length < 2) throw std::runtime_error("max_length must leave room for [CLS] and [SEP]");
   std::vector<int32_t> ids{cls_};
-  for (const std::string &word : basic_tokenize(sentence)) {
+  // Words are tokenized only until the ids are full: a 48 MiB input costs what its first
+  // max_length tokens cost (it was normalized whole first: 14.5 s and 800 MB).
+  basic_tokenize(sentence, [&](const std::string &word) {
     word_pieces(word, &ids);
-    if (ids.size() >= size_t(max_length) - 1) break;
-  }
+    return ids.size() < size_t(max_length) - 1;
+  });
   if (ids.size() > size_t(max_length) - 1) ids.resize(size_t(max_length) - 1);
   ids.push_back(sep_);
   return ids;

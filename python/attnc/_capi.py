@@ -9,6 +9,8 @@ import threading
 ABI_VERSION = 6
 ARG_INOUT = 2  # attn_arg_info.is_output of an in-out tensor (ATTN_ARG_INOUT)
 MAX_RANK = 8
+MAX_THREADS = 256  # ATTN_MAX_THREADS: the most threads attn_kernel_set_threads takes
+MAX_ELEMENTS = 2**31 - 1  # the most elements a tensor of a call may hold
 
 # attn_dtype
 F32, F16, BF16, I32, U8 = 1, 2, 3, 4, 5

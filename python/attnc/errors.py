@@ -20,6 +20,7 @@ _STATUSES = {
     16: ("ATTN_ERR_LIBRARY_INTEGRITY", "LibraryIntegrityError"),
     17: ("ATTN_ERR_NO_DEVICE", "NoDeviceError"),
     18: ("ATTN_ERR_DEVICE_TENSOR", "DeviceTensorError"),
+    19: ("ATTN_ERR_ALIASED", "AliasedError"),
 }
 
 

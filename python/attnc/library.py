@@ -1,11 +1,14 @@
 """Kernel libraries (attnc gen --shared) opened through the runtime, their kernels, and runs on NumPy arrays."""
 import ctypes
+import contextlib
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import _capi
-from .errors import AttnError, DTypeError, MissingTensorError, RankError, ShapeError, UnknownTensorError, error_for
+from . import _capi, _tensor_checks
+from .errors import (AttnError, DTypeError, InvalidArgumentError, MissingTensorError, RankError, ShapeError,
+                     StrideError, UnknownTensorError, error_for)
 
 # attn_dtype -> (name, the NumPy dtype an array of it has). bf16 travels as its bit patterns (uint16).
 DTYPES = {
@@ -39,8 +42,8 @@ class DeviceArray:
             self.strides = tuple(elements)
         else:
             if any(int(b) % itemsize for b in strides):
-                raise AttnError(f"device array strides {tuple(strides)} (bytes) are not multiples of its "
-                                f"{itemsize}-byte elements", 9)
+                raise StrideError(f"device array strides {tuple(strides)} (bytes) are not multiples of its "
+                                  f"{itemsize}-byte elements")
             self.strides = tuple(int(b) // itemsize for b in strides)
 
 
@@ -120,9 +123,16 @@ class Kernel:
         return f"<attnc.Kernel {self.id}>"
 
     def set_threads(self, threads):
-        """Threads of the kernel's pool (0: one per core), for every kernel sharing the pool."""
+        """Threads of the kernel's pool (0: one per core) up to 256 (_capi.MAX_THREADS, the most
+        Halide's pool holds), for every kernel sharing the pool. Another count raises
+        InvalidArgumentError (and would not fit the C int it travels as)."""
+        threads = int(threads)
+        if not 0 <= threads <= _capi.MAX_THREADS:
+            raise InvalidArgumentError(f"kernel '{self.id}': threads is {threads}, must be 0 (one per core) to "
+                                       f"{_capi.MAX_THREADS} (the most a kernel's thread pool holds)")
         lib = self._library._lib
-        _check(lib, lib.attn_kernel_set_threads(self._handle, int(threads)))
+        with self._library._call():
+            _check(lib, lib.attn_kernel_set_threads(self._handle, threads))
 
     def sizes(self, **inputs):
         """The run-time sizes ({"B": 2, "Sq": 7, ...}) the inputs give, checked as attn_run checks
@@ -205,6 +215,9 @@ class Kernel:
         outputs = {a.name for a in self.outputs}
         inputs = {k: v for k, v in tensors.items() if k not in outputs}
         shapes = self.output_shapes(**inputs)
+        given_shapes = {name: a.shape if isinstance(a, np.ndarray) else as_device_array(a).shape
+                        for name, a in inputs.items()}
+        _tensor_checks.check_sizes({**given_shapes, **shapes})
         results = {}
         for arg in self.outputs:
             given = tensors.get(arg.name)
@@ -218,7 +231,7 @@ class Kernel:
                 if device.shape != shapes[arg.name]:
                     raise ShapeError(f"output '{arg.name}' must have shape {shapes[arg.name]}, got {device.shape}")
                 if device.readonly:
-                    raise AttnError(f"output '{arg.name}' is a read-only device array", 9)
+                    raise StrideError(f"output '{arg.name}' is a read-only device array")
                 results[arg.name] = given
                 continue
             if not isinstance(given, np.ndarray) or given.dtype != arg.numpy_dtype:
@@ -226,7 +239,8 @@ class Kernel:
             if given.shape != shapes[arg.name]:
                 raise ShapeError(f"output '{arg.name}' must have shape {shapes[arg.name]}, got {given.shape}")
             if not given.flags.c_contiguous or not given.flags.writeable:
-                raise AttnError(f"output '{arg.name}' must be C-contiguous and writeable", 9)
+                raise StrideError(f"output '{arg.name}' must be C-contiguous and writeable (it is "
+                                  f"{_tensor_checks.layout(given)})")
             results[arg.name] = given
         inouts = {a.name for a in self.inputs if a.is_inout}
         for name in inouts & inputs.keys():
@@ -234,8 +248,11 @@ class Kernel:
             if not isinstance(given, np.ndarray):
                 raise AttnError(f"in-out tensor '{name}' must be a NumPy array (kv_cache kernels take host tensors)", 18)
             if not given.flags.c_contiguous or not given.flags.writeable:
-                raise AttnError(f"in-out tensor '{name}' must be C-contiguous and writeable (written in place)", 9)
+                raise StrideError(f"in-out tensor '{name}' must be C-contiguous and writeable (written in place; "
+                                  f"it is {_tensor_checks.layout(given)})")
             results[name] = given
+        _tensor_checks.check_no_aliasing(tensors, outputs, inouts)
+
         def host_or_device(name, a):
             if isinstance(a, np.ndarray):
                 return a if name in inouts else np.ascontiguousarray(a)
@@ -259,8 +276,8 @@ class Kernel:
         handle, count = self._handle, len(arrays)
 
         def call():
-            self._library._check_open()
-            _check(lib, lib.attn_run(handle, c_args, count))
+            with self._library._call():
+                _check(lib, lib.attn_run(handle, c_args, count))
             return keep  # (the closure holds the arrays, shapes and strides c_args points at)
 
         keep.append(arrays)
@@ -276,6 +293,12 @@ class Library:
     runtime: the path of libattnc_runtime.so (else $ATTNC_RUNTIME, ...: see attnc.runtime_path)."""
 
     def __init__(self, path, verify=True, runtime=None):
+        # Calls in flight (attn_run, set_threads): close() waits for them, since unmapping the
+        # library under a running kernel crashes the process.
+        self._calls = threading.Condition()
+        self._running = 0
+        self._closing = False
+        self._handle = None
         self._lib = _capi.runtime(runtime)
         self.path = str(path)
         handle = ctypes.c_void_p()
@@ -287,7 +310,24 @@ class Library:
 
     def _check_open(self):
         if self._handle is None:
-            raise AttnError(f"the library {self.path} is closed", 1)
+            raise InvalidArgumentError(f"the library {self.path} is closed")
+
+    @contextlib.contextmanager
+    def _call(self):
+        """Around every call into one of the library's kernels: refused once the library is closed,
+        and close() waits until it is done."""
+        with self._calls:
+            if self._closing:
+                raise InvalidArgumentError(f"the library {self.path} is being closed")
+            self._check_open()
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._calls:
+                self._running -= 1
+                if self._running == 0:
+                    self._calls.notify_all()
 
     def kernel(self, kernel_id):
         """The kernel with that id (UnknownKernelError names the ids there are)."""
@@ -296,17 +336,24 @@ class Library:
             if k.id == kernel_id:
                 return k
         handle = ctypes.c_void_p()
-        _check(self._lib, self._lib.attn_library_find_kernel(self._handle, kernel_id.encode(), ctypes.byref(handle)))
+        with self._call():
+            _check(self._lib, self._lib.attn_library_find_kernel(self._handle, kernel_id.encode(), ctypes.byref(handle)))
         raise AttnError(f"kernel '{kernel_id}' found by the runtime but not listed", 2)
 
     def __getitem__(self, kernel_id):
         return self.kernel(kernel_id)
 
     def close(self):
-        """Unloads the library; its kernels are invalid afterwards."""
-        if self._handle is not None:
-            self._lib.attn_library_close(self._handle)
-            self._handle = None
+        """Unloads the library once the calls in flight in other threads have returned (later calls
+        raise InvalidArgumentError); its kernels are invalid afterwards."""
+        with self._calls:
+            self._closing = True
+            while self._running:
+                self._calls.wait()
+            if self._handle is not None:
+                self._lib.attn_library_close(self._handle)
+                self._handle = None
+            self._closing = False
 
     def __enter__(self):
         return self

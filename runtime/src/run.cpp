@@ -115,9 +115,11 @@ extern "C" attn_status attn_run(const attn_kernel *kernel, const attn_arg *args,
 
 extern "C" attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads) {
   if (kernel == nullptr || kernel->desc == nullptr) return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel is null");
-  if (threads < 0) {
-    return fail(ATTN_ERR_INVALID_ARGUMENT, "kernel '%s': threads is %d, must be 0 (one per core) or more",
-                kernel->desc->id, threads);
+  if (threads < 0 || threads > ATTN_MAX_THREADS) {
+    return fail(ATTN_ERR_INVALID_ARGUMENT,
+                "kernel '%s': threads is %d, must be 0 (one per core) to %d (the most a kernel's thread pool "
+                "holds)",
+                kernel->desc->id, threads, ATTN_MAX_THREADS);
   }
   // A kernel without its own pool (single-threaded schedules) has nothing to set.
   if (kernel->desc->set_num_threads != nullptr) kernel->desc->set_num_threads(threads);

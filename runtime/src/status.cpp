@@ -95,6 +95,8 @@ extern "C" const char *attn_status_name(attn_status status) {
       return "ATTN_ERR_NO_DEVICE";
     case ATTN_ERR_DEVICE_TENSOR:
       return "ATTN_ERR_DEVICE_TENSOR";
+    case ATTN_ERR_ALIASED:
+      return "ATTN_ERR_ALIASED";
   }
   return "ATTN_ERR_UNKNOWN_STATUS";
 }

@@ -11,6 +11,7 @@
 #include "arg_dims.h"
 #include "device_context.h"
 #include "status_internal.h"
+#include "tensor_alias.h"
 
 namespace {
 
@@ -480,6 +481,9 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
       return s;
     }
   }
+
+  // Last: a tensor's span means something only once its shape and strides passed.
+  if (attn_status s = check_no_aliasing(desc, given); s != ATTN_OK) return s;
 
   out->dims.assign(static_cast<size_t>(desc.arg_count) * ATTN_MAX_RANK, halide_dimension_t());
   out->buffers.assign(static_cast<size_t>(desc.arg_count), halide_buffer_t());

@@ -90,7 +90,10 @@ set(refused
     "heads=1 head_dim=16 mask=random(64,2147483647,1)|random(BS,N,SEED) needs N <= 16 blocks (got 2147483647)"
     "heads=1 head_dim=16 mask=random(64,64,1)|random(BS,N,SEED) needs N <= 16 blocks (got 64)"
     "heads=1 head_dim=16 mask=random(2147483647,1,1)|needs a block size BS <= 16777216 (got 2147483647)"
-    "d_model=32768 heads=32 form=block|w_q [32768, 32768] would hold 1073741824 elements")
+    "d_model=32768 heads=32 form=block|w_q [32768, 32768] would hold 1073741824 elements"
+    # Issue 32: check accepted these and gen failed inside Halide.
+    "heads=1 head_dim=16 kv_cache=paged(4) probs=true|probs=true does not combine with kv_cache"
+    "heads=1 head_dim=1024 kv_cache=paged(16777216)|16777216 * 1024 = 17179869184 elements")
 foreach(entry IN LISTS refused)
   string(FIND "${entry}" "|" bar)
   string(SUBSTRING "${entry}" 0 ${bar} spec)
@@ -127,6 +130,28 @@ string(REPEAT "# padding line of a file far larger than any spec file\n" 20000 b
 file(WRITE "${WORK_DIR}/big.txt" "${big}")
 expect_run(2 out err ${ATTNC} gen --spec-file "${WORK_DIR}/big.txt" --target ${target} -o "${WORK_DIR}/out")
 expect_contains("${err}" "is larger than 1048576 bytes" "a 1 MB spec file")
+# Issue 32: a fifo blocked forever and /dev/zero grew without end (2 GB in 3.6 s, then bad_alloc);
+# both are refused before they are opened. (A 60 s limit, so that a hang fails instead of waiting.)
+execute_process(COMMAND mkfifo "${WORK_DIR}/specs.fifo")
+foreach(option --spec-file --tuning)
+  foreach(path_kind "${WORK_DIR}/specs.fifo|a fifo" "/dev/zero|a character device" "${WORK_DIR}|a directory")
+    string(FIND "${path_kind}" "|" bar)
+    string(SUBSTRING "${path_kind}" 0 ${bar} path)
+    math(EXPR after "${bar} + 1")
+    string(SUBSTRING "${path_kind}" ${after} -1 kind)
+    execute_process(COMMAND ${ATTNC} gen --spec "heads=1 head_dim=16" ${option} "${path}" --target ${target}
+                            -o "${WORK_DIR}/out"
+                    RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
+    if(NOT rc STREQUAL "2")
+      message(FATAL_ERROR "${option} ${path}: expected exit 2, got ${rc}\nstderr: ${err}")
+    endif()
+    expect_contains("${err}" "is ${kind}; expected a regular text file" "${option} ${path}")
+  endforeach()
+endforeach()
+file(WRITE "${WORK_DIR}/big_tuning.txt" "${big}")
+expect_run(2 out err ${ATTNC} gen --spec "heads=1 head_dim=16" --tuning "${WORK_DIR}/big_tuning.txt"
+           --target ${target} -o "${WORK_DIR}/out")
+expect_contains("${err}" "tuning file '${WORK_DIR}/big_tuning.txt' is larger than 1048576 bytes" "a 1 MB tuning file")
 if(EXISTS "${WORK_DIR}/out")
   message(FATAL_ERROR "gen created its output directory although its arguments were refused")
 endif()

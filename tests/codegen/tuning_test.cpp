@@ -137,6 +137,12 @@ TEST_CASE("tuning files: entries, comments, and errors with their line") {
   std::vector<attnc::TileOverride> missing;
   CHECK_FALSE(attnc::read_tuning_file("/nonexistent/tuning.txt", &missing, &error));
   CHECK(contains(error, "/nonexistent/tuning.txt"));
+  // Issue 32: /dev/zero was read without end (2 GB in 3.6 s); what is not a regular file is refused
+  // before it is opened.
+  CHECK_FALSE(attnc::read_tuning_file("/dev/zero", &missing, &error));
+  CHECK(contains(error, "tuning file '/dev/zero' is a character device; expected a regular text file"));
+  CHECK_FALSE(attnc::read_tuning_file("/", &missing, &error));
+  CHECK(contains(error, "tuning file '/' is a directory"));
 }
 
 TEST_CASE("merging replaces the entry of the same kernel and width, and keeps the rest") {

@@ -199,6 +199,29 @@ TEST_CASE("parse_spec rejects bad values, naming key and value") {
   CHECK(spec_error("align=top") == "key 'align': 'top' is not one of bottom_right|top_left");
 }
 
+TEST_CASE("paged(P) says what is wrong with P, and rope_theta states its limit (issue 32)") {
+  CHECK(spec_error("heads=2 head_dim=16 kv_cache=paged(99999999999)") ==
+        "key 'kv_cache': 'paged(99999999999)' has a page size P that is too large: P must be at most 16777216 "
+        "tokens, e.g. paged(16)");
+  CHECK(spec_error("heads=2 head_dim=16 kv_cache=paged(0x10)") ==
+        "key 'kv_cache': 'paged(0x10)' has a page size P ('0x10') that is not a decimal integer: give P in "
+        "tokens, e.g. paged(16)");
+  CHECK(spec_error("kv_cache=paged()") ==
+        "key 'kv_cache': 'paged()' has a page size P ('') that is not a decimal integer: give P in tokens, "
+        "e.g. paged(16)");
+  CHECK(spec_error("kv_cache=paged(+16)").find("('+16') that is not a decimal integer") != std::string::npos);
+  CHECK(spec_error("kv_cache=paged(0)") ==
+        "key 'kv_cache': 'paged(0)' has a page size P of 0: P must be > 0 and at most 16777216, e.g. paged(16)");
+  CHECK(spec_error("kv_cache=paged(-4)").find("P of -4: P must be > 0") != std::string::npos);
+  CHECK(spec_error("heads=2 head_dim=16 kv_cache=paged(16777217)") ==
+        "spec '<unnamed>': kv_cache=paged(P): the page size P (16777217) must be > 0 and at most 16777216");
+  CHECK(attn::parse_spec("heads=2 head_dim=16 kv_cache=paged(16777216)").ok);
+  // 3e38 rounds to the f32 3.00000001e+38, at the limit: the message says where the limit is.
+  CHECK(spec_error("name=x heads=2 head_dim=16 rope=neox rope_theta=3e38") ==
+        "spec 'x': rope_theta must be a finite number > 0 and below 3e+38 (got 3.00000001e+38)");
+  CHECK(attn::parse_spec("heads=2 head_dim=16 rope=neox rope_theta=2.9e38").ok);
+}
+
 TEST_CASE("align: printed only when top_left, parsed both ways") {
   const attn::Spec top_left = attn::attention().with_heads(2).with_head_dim(16).causal().with_align(attn::Align::top_left);
   const std::string text = attn::to_string(top_left);
@@ -278,9 +301,9 @@ TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {
   CHECK(spec_error("name=x d_model=768 heads=12 head_dim=0") == "spec 'x': head_dim must be > 0 (got 0)");
   CHECK(spec_error("name=x d_model=768 heads=-3") == "spec 'x': heads must be > 0 (got -3)");
   CHECK(spec_error("name=x d_model=768 heads=12 scale=-1") ==
-        "spec 'x': scale must be a finite number > 0 (got -1)");
+        "spec 'x': scale must be a finite number > 0 and below 3e+38 (got -1)");
   CHECK(spec_error("name=x d_model=768 heads=12 scale=inf") ==
-        "spec 'x': scale must be a finite number > 0 (got inf)");
+        "spec 'x': scale must be a finite number > 0 and below 3e+38 (got inf)");
   CHECK(spec_error("name=x d_model=768 heads=12 mask=window(-2,0)") ==
         "spec 'x': window bound (-2) must be >= -1 (-1 means unbounded)");
   CHECK(spec_error("name=a.b d_model=768 heads=12") ==
@@ -290,9 +313,9 @@ TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {
         "the core form");
   CHECK(spec_error("") == "spec '<unnamed>': heads must be set to a value > 0 (got 0, which means unset)");
   CHECK(spec_error("name=x d_model=768 heads=12 softcap=0") ==
-        "spec 'x': softcap must be a finite number > 0 (got 0)");
+        "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got 0)");
   CHECK(spec_error("name=x d_model=768 heads=12 softcap=-inf") ==
-        "spec 'x': softcap must be a finite number > 0 (got -inf)");
+        "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got -inf)");
   CHECK(spec_error("name=x d_model=768 heads=12 mask=global(0)|causal") ==
         "spec 'x': global(G) needs G >= 1 (got 0)");
   CHECK(spec_error("name=x d_model=768 heads=12 mask=random(0,2,1)") ==

@@ -37,8 +37,8 @@ TEST_CASE("messages name the spec, the field and the value") {
   CHECK(message(x768.with_kv_heads(0)) == "spec 'x': kv_heads must be > 0 (got 0)");
   CHECK(message(x.with_d_model(-5).with_heads(12)) == "spec 'x': d_model must be > 0 (got -5)");
   CHECK(message(x.with_d_model(768).with_heads(-1)) == "spec 'x': heads must be > 0 (got -1)");
-  CHECK(message(x768.with_scale(-0.5f)) == "spec 'x': scale must be a finite number > 0 (got -0.5)");
-  CHECK(message(x768.with_scale(0.0f)) == "spec 'x': scale must be a finite number > 0 (got 0)");
+  CHECK(message(x768.with_scale(-0.5f)) == "spec 'x': scale must be a finite number > 0 and below 3e+38 (got -0.5)");
+  CHECK(message(x768.with_scale(0.0f)) == "spec 'x': scale must be a finite number > 0 and below 3e+38 (got 0)");
   CHECK(message(x768.with_mask(attn::causal() & attn::window(-2, 0))) ==
         "spec 'x': window bound (-2) must be >= -1 (-1 means unbounded)");
 }
@@ -53,12 +53,12 @@ TEST_CASE("messages for mask terms, mask_block and softcap") {
         "spec 'x': random(BS,N,SEED) needs N >= 1 blocks (got 0)");
   CHECK(message(x768.with_mask(attn::padding() & attn::random_blocks(64, -2, 1))) ==
         "spec 'x': random(BS,N,SEED) needs N >= 1 blocks (got -2)");
-  CHECK(message(x768.with_softcap(0.0f)) == "spec 'x': softcap must be a finite number > 0 (got 0)");
-  CHECK(message(x768.with_softcap(-30.0f)) == "spec 'x': softcap must be a finite number > 0 (got -30)");
+  CHECK(message(x768.with_softcap(0.0f)) == "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got 0)");
+  CHECK(message(x768.with_softcap(-30.0f)) == "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got -30)");
   CHECK(message(x768.with_softcap(__builtin_nanf(""))) ==
-        "spec 'x': softcap must be a finite number > 0 (got nan)");
+        "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got nan)");
   CHECK(message(x768.with_softcap(__builtin_inff())) ==
-        "spec 'x': softcap must be a finite number > 0 (got inf)");
+        "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got inf)");
   CHECK(message(x768.with_mask_block(0)) == "spec 'x': mask_block must be > 0 (got 0)");
   CHECK(message(x768.with_mask_block(-64)) == "spec 'x': mask_block must be > 0 (got -64)");
   CHECK(attn::validate(x768.with_mask_block(1).with_softcap(1e-30f).with_mask(attn::random_blocks(1, 1, 0)))
@@ -92,14 +92,14 @@ TEST_CASE("fields written directly, not through setters, are checked too") {
   CHECK(message(s) == "spec 'x': mask_block must be > 0 (got -1)");
   s = x768;
   s.has_softcap = true;  // softcap left at 0
-  CHECK(message(s) == "spec 'x': softcap must be a finite number > 0 (got 0)");
+  CHECK(message(s) == "spec 'x': softcap must be a finite number > 0 and below 3e+38 (got 0)");
 }
 
 TEST_CASE("scales that are not finite") {
   CHECK(message(x768.with_scale(__builtin_nanf(""))) ==
-        "spec 'x': scale must be a finite number > 0 (got nan)");
+        "spec 'x': scale must be a finite number > 0 and below 3e+38 (got nan)");
   CHECK(message(x768.with_scale(__builtin_inff())) ==
-        "spec 'x': scale must be a finite number > 0 (got inf)");
+        "spec 'x': scale must be a finite number > 0 and below 3e+38 (got inf)");
 }
 
 TEST_CASE("mask too large") {

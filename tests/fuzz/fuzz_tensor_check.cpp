@@ -53,6 +53,20 @@ int oracle_runs = 0;
 // calls never reach the kernel tests only the first checks.
 long calls = 0, calls_run = 0;
 
+// Whether an output's described bytes [data + lowest, data + highest] meet another tensor's.
+bool output_overlaps() {
+  for (const Described &w : described) {
+    if (!w.is_output || w.data == nullptr || w.highest < w.lowest) continue;
+    for (const Described &o : described) {
+      if (&o == &w || o.data == nullptr || o.highest < o.lowest) continue;
+      const __int128 w_first = static_cast<__int128>(reinterpret_cast<uintptr_t>(w.data)) + w.lowest;
+      const __int128 o_first = static_cast<__int128>(reinterpret_cast<uintptr_t>(o.data)) + o.lowest;
+      if (w_first <= o_first + (o.highest - o.lowest) && o_first <= w_first + (w.highest - w.lowest)) return true;
+    }
+  }
+  return false;
+}
+
 const Described *described_named(const char *name) {
   for (const Described &d : described)
     if (d.name == name) return &d;
@@ -316,8 +330,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
     return 0;
   }
   FUZZ_CHECK(oracle_runs == 0, "attn_run failed (%s) after running the kernel", attn_status_name(status));
-  FUZZ_CHECK(status >= ATTN_ERR_INVALID_ARGUMENT && status <= ATTN_ERR_INVALID_VALUE,
+  FUZZ_CHECK((status >= ATTN_ERR_INVALID_ARGUMENT && status <= ATTN_ERR_INVALID_VALUE) || status == ATTN_ERR_ALIASED,
              "status %d is not named", static_cast<int>(status));
+  // An aliasing refusal needs an output whose described bytes meet another tensor's (a tensor too
+  // large to back with memory describes bytes past its small allocation, which may meet another).
+  if (status == ATTN_ERR_ALIASED) FUZZ_CHECK(output_overlaps(), "ATTN_ERR_ALIASED without an overlap: %s", attn_last_error());
   FUZZ_CHECK(attn_last_error()[0] != '\0', "%s without a message", attn_status_name(status));
   for (const Described &d : described)
     FUZZ_CHECK(std::all_of(d.memory.begin(), d.memory.end(), [](uint8_t b) { return b == untouched; }),

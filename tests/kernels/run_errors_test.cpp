@@ -31,6 +31,8 @@ struct Arg {
   bool null_data = false;
   bool null_name = false;
   std::vector<std::string> dim_labels;  // "dim 1 (Sq)", "dim 3 (64)"
+  std::string data_of;                  // non-empty: data points into that argument's storage
+  int64_t data_offset = 0;              // elements past the start of data_of's storage
 
   int64_t dense_elements() const {
     int64_t n = 1;
@@ -77,7 +79,8 @@ struct BadCall {
     std::vector<attn_arg> c_args;
     for (std::vector<Arg> *list : {&args, &extra})
       for (Arg &a : *list) {
-        attn_tensor t{a.null_data ? nullptr : a.storage.data(), a.dtype, static_cast<int32_t>(a.shape.size()),
+        float *data = a.data_of.empty() ? a.storage.data() : arg(a.data_of).storage.data() + a.data_offset;
+        attn_tensor t{a.null_data ? nullptr : data, a.dtype, static_cast<int32_t>(a.shape.size()),
                       a.shape.empty() ? nullptr : a.shape.data(),
                       a.strides.empty() ? nullptr : a.strides.data()};
         c_args.push_back(attn_arg{a.null_name ? nullptr : a.name.c_str(), t});
@@ -174,6 +177,26 @@ std::vector<BadVariant> bad_variants(const BadCall &good) {
                ATTN_ERR_UNKNOWN_TENSOR, "'bias'"});
   v.push_back({"a tensor with a null name", [](BadCall &c) { c.args.front().null_name = true; },
                ATTN_ERR_UNKNOWN_TENSOR, ""});
+  // Issue 32: an output or in-out sharing memory with any other tensor (out given as q, ...).
+  for (const Arg &w : good.args) {
+    if (!w.is_output) continue;
+    for (const Arg &o : good.args) {
+      if (o.name == w.name) continue;
+      const std::string wn = w.name, on = o.name;
+      // (A written tensor larger than on's storage may reach into another tensor's first: the
+      // message names the first overlap in argument order.)
+      v.push_back({wn + " at " + on + "'s address", [wn, on](BadCall &c) { c.arg(wn).data_of = on; },
+                   ATTN_ERR_ALIASED, "'" + wn + "' shares memory with tensor '"});
+      // Only the last element of o under the first of w: still an overlap.
+      const int64_t last = o.dense_elements() - 1;
+      v.push_back({wn + " from " + on + "'s last element",
+                   [wn, on, last](BadCall &c) {
+                     c.arg(wn).data_of = on;
+                     c.arg(wn).data_offset = last;
+                   },
+                   ATTN_ERR_ALIASED, "'" + wn + "'"});
+    }
+  }
   v.push_back({"out overlaps itself: its second-innermost stride is half the innermost size",
                [](BadCall &c) {
                  Arg &out = c.arg("out");
@@ -208,6 +231,18 @@ void check_bad_calls(const std::string &spec_text) {
     CHECK(unwritten == 0);
     for (size_t n = static_cast<size_t>(out.dense_elements()); n < out.storage.size(); ++n)
       REQUIRE(out.storage[n] == output_sentinel);
+  }
+
+  SUBCASE("an output right after an input's last element is not an overlap") {
+    BadCall call(kernel);
+    Arg &out = call.arg("out");
+    const Arg &q = call.arg(call.args.front().name);
+    REQUIRE(out.dense_elements() <= 3 * q.dense_elements() + 64);  // within q's spare storage
+    out.data_of = q.name;
+    out.data_offset = q.dense_elements();
+    const attn_status status = call.run(kernel);
+    INFO(last_error());
+    CHECK(status == ATTN_OK);
   }
 
   SUBCASE("each bad call returns its status, says why, and leaves the output untouched") {

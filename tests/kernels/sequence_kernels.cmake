@@ -12,6 +12,10 @@ set(attnc_sequence_specs
 attn_add_kernels(attnc_sequence_kernels SPECS ${attnc_sequence_specs} TARGETS native)
 attnc_add_test(kernels_sequence_test LABEL sequence SOURCES sequence_test.cpp
   LIBS attnc_sequence_kernels attnc_kernel_test_support)
+# The same kernels with index values at the int32 and int64 edges, every tensor in guarded memory
+# (issue 32): refused with nothing written, or the result of the call without the edge value.
+attnc_add_test(kernels_sequence_bounds_test LABEL sequence SOURCES sequence_bounds_test.cpp guarded_memory.cpp
+  LIBS attnc_sequence_kernels attnc_kernel_test_support)
 # The same suite on the OpenCL variant (PoCL; label opencl): the cache append, the paged gather,
 # RoPE and the per-sequence calls on the GPU schedules. f32 specs only, as GPU variants take
 # dtype=f32 (SEQUENCE_F32_ONLY skips the others).

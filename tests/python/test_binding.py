@@ -27,7 +27,7 @@ def core_inputs(rng, batch, seq_q, seq_k, lengths):
 
 
 def test_listing():
-    assert sorted(k.id for k in lib.kernels) == sorted([CORE, BF16, BLOCK])
+    assert sorted(k.id for k in lib.kernels) == sorted([CORE, BF16, BLOCK, "attn_core_h2_kv2_d16_f32_causal_kvc"])
     core = lib[CORE]
     assert "probs=true" in core.spec and "mask=causal&padding" in core.spec
     listed = [(a.name, a.dtype, a.shape, a.is_output) for a in core.args]
@@ -150,10 +150,16 @@ def test_runtime_statuses_raise_with_the_runtime_message():
 
 class FakeCudaArray:
     """What a PyTorch CUDA tensor shows of itself: __cuda_array_interface__ (never dereferenced
-    here: no kernel in this library has a CUDA variant, so the runtime refuses it first)."""
+    here: no kernel in this library has a CUDA variant, so the runtime refuses it first). Each at
+    its own address, 1 MiB apart, as separate allocations would be (the same address twice is
+    aliasing, refused as such)."""
+
+    allocated = 0
 
     def __init__(self, shape, typestr, strides=None):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0x7F0000000000, False),
+        FakeCudaArray.allocated += 1
+        address = 0x7F0000000000 + FakeCudaArray.allocated * 2**20
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (address, False),
                                          "strides": strides, "version": 3}
 
 

@@ -127,6 +127,14 @@ TEST_CASE("attn-run takes a max isa from --max-isa or ATTN_MAX_ISA and refuses u
   // The option overrides the environment.
   CHECK(ws.run(call + " --max-isa avx2", "ATTN_MAX_ISA=avx1024").code == 0);
   CHECK(ws.run(lib + " --kernel fake_lib_core --max-isa").code == 2);
+  // Issue 32: an empty value was taken silently (and lifted the limit).
+  for (const char *empty : {" --max-isa ''", " --max-isa=''"}) {
+    CAPTURE(empty);
+    const Outcome o = ws.run(call + empty + " --bench --runs 1");
+    CHECK(o.code == 2);
+    CHECK(contains(o.err, "--max-isa needs an instruction set"));
+    CHECK(contains(o.err, "got ''"));
+  }
 }
 
 TEST_CASE("attn-run --bench --json prints one json line") {

@@ -125,4 +125,14 @@ TEST_CASE("threads") {
   CHECK(contains(attn_last_error(), "threads is -1"));
   CHECK(fake::observed.threads == 0);
   CHECK(attn_kernel_set_threads(nullptr, 2) == ATTN_ERR_INVALID_ARGUMENT);
+  // Issue 32: past Halide's pool limit is refused, not clamped (2^31 - 1 started 256 threads).
+  CHECK(attn_kernel_set_threads(kernel, ATTN_MAX_THREADS) == ATTN_OK);
+  CHECK(fake::observed.threads == 256);
+  for (int threads : {ATTN_MAX_THREADS + 1, 2147483647}) {
+    CAPTURE(threads);
+    CHECK(attn_kernel_set_threads(kernel, threads) == ATTN_ERR_INVALID_ARGUMENT);
+    CHECK(contains(attn_last_error(), "must be 0 (one per core) to 256"));
+    CHECK(fake::observed.threads == 256);
+  }
+  CHECK(attn_kernel_set_threads(kernel, 0) == ATTN_OK);
 }

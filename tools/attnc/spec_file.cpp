@@ -1,39 +1,19 @@
-// spec_file.cpp: --spec-file reading; the checks come first so that a directory or a device is
-// named as such instead of reading as an empty file.
+// spec_file.cpp: --spec-file reading (read_text_file refuses what is not a small regular file: a
+// directory, a fifo or a device is named as such instead of blocking or reading without end).
 #include "spec_file.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "attnc/text_file.h"
 
 namespace attnc::tool {
 
 bool read_spec_file(const std::string &path, std::vector<std::string> *specs, std::string *error) {
-  namespace fs = std::filesystem;
   const std::string quoted = "spec file '" + path + "'";
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    *error = quoted + " is a directory; expected a text file with one spec a line";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + quoted + ": " + std::strerror(errno);
-    return false;
-  }
-  // Read one byte past the limit, so that a pipe or a device without an end is refused too.
-  std::string text(static_cast<size_t>(max_spec_file_bytes) + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) {
-    *error = "cannot read " + quoted + ": " + std::strerror(errno);
-    return false;
-  }
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (static_cast<long long>(text.size()) > max_spec_file_bytes) {
-    *error = quoted + " is larger than " + std::to_string(max_spec_file_bytes) +
-             " bytes; a spec file holds one spec a line";
+  std::string text;
+  if (!read_text_file(path, quoted, max_spec_file_bytes, &text, error)) {
+    if (error->find("is a directory") != std::string::npos) *error += " with one spec a line";
+    if (error->find("is larger than") != std::string::npos) *error += "; a spec file holds one spec a line";
     return false;
   }
   std::istringstream lines(text);

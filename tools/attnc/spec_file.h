@@ -10,7 +10,8 @@ namespace attnc::tool {
 constexpr long long max_spec_file_bytes = 1 << 20;
 
 // Appends the file's specs (blank lines and `#` comments skipped) to `specs`. False, with `error`
-// naming the path and why, when the path is a directory, cannot be read, is larger than
+// naming the path and why, when the path is not a regular file (a directory, a fifo, a device:
+// refused before it is opened, attnc/text_file.h), cannot be read, is larger than
 // max_spec_file_bytes, or holds no spec.
 bool read_spec_file(const std::string &path, std::vector<std::string> *specs, std::string *error);
 

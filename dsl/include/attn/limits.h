@@ -25,6 +25,12 @@ inline constexpr int32_t max_positions = 1 << 24;
 // random(BS,N,SEED): N, summed over every random term of a mask. Each draw is one hash per key in
 // the generated code; 16 draws keep `attnc gen` in seconds (64 took over a minute).
 inline constexpr int32_t max_random_draws = 16;
+// scale, softcap and rope_theta stay below this (just under FLT_MAX), so that a kernel's fp32
+// products and reciprocals of them stay finite.
+inline constexpr float max_float_value = 3.0e38f;
+// Elements in one tensor a kernel takes (the runtime refuses more): Halide addresses buffers with
+// 32-bit offsets. A page of a paged KV cache must fit.
+inline constexpr int64_t max_tensor_elements = INT32_MAX;
 // The text form: bytes in one spec or mask text, and parentheses nested in a mask.
 inline constexpr int64_t max_text_bytes = 64 * 1024;
 inline constexpr int32_t max_mask_depth = 64;

@@ -58,7 +58,7 @@ enum class SpecProblem : int32_t {
   head_groups_head_dim_v_mismatch,         // a: head_dim_v, b: the widest group's
   // Issue 24 (a: the value, b: the other one).
   rope_dim_invalid,            // a: rope_dim, b: head_dim (odd, negative or above head_dim)
-  rope_theta_not_positive,     // rope_theta not a finite number > 0
+  rope_theta_not_positive,     // rope_theta not a finite number in (0, limits::max_float_value)
   page_size_invalid,           // paged cache: a: page_size, b: the limit (0, negative, above the limit)
   sequence_needs_core_form,    // a: 1 for kv_cache, 2 for layout=varlen
   varlen_with_kv_cache,        // layout=varlen and a kv_cache in one spec
@@ -66,6 +66,9 @@ enum class SpecProblem : int32_t {
                                // score_bias
   rope_options_without_rope,   // rope_theta or rope_dim given with rope=none
   cross_attention_needs_block_form,  // cross=true on a core spec (its k and v are inputs already)
+  // Issue 32: what gen could not build although check accepted it.
+  probs_with_sequence,  // probs=true with a: 1 kv_cache, 2 layout=varlen, 3 head_groups
+  page_too_large,       // paged: a: page_size, b: kv_heads * max(head_dim, head_dim_v) per token
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -258,11 +261,25 @@ constexpr SpecCheck check_sequence(const Spec &s) {
     if (s.rope_dim < 0 || s.rope_dim % 2 != 0 || s.rope_dim > head_dim ||
         (s.rope_dim == 0 && head_dim % 2 != 0))
       return {P::rope_dim_invalid, s.rope_dim == 0 ? head_dim : s.rope_dim, head_dim};
-    if (s.rope_theta != 0.0f && !(s.rope_theta > 0.0f && s.rope_theta < 3.0e38f))
+    if (s.rope_theta != 0.0f && !(s.rope_theta > 0.0f && s.rope_theta < limits::max_float_value))
       return {P::rope_theta_not_positive, 0, 0};
   }
   if (s.kv_cache == KvCache::paged && (s.page_size <= 0 || s.page_size > limits::max_positions))
     return {P::page_size_invalid, s.page_size, limits::max_positions};
+  // One page of k_cache [num_pages, P, KVH, D] (v_cache: Dv) must fit the 2^31 - 1 elements a
+  // tensor may hold, or no cache of that page size can be passed (and its strides wrap in gen).
+  if (s.kv_cache == KvCache::paged) {
+    const int32_t kv_heads = s.kv_heads > 0 ? s.kv_heads : s.heads;
+    const int32_t head_dim_v = s.head_dim_v > 0 ? s.head_dim_v : head_dim;
+    const int32_t per_token = kv_heads * (head_dim > head_dim_v ? head_dim : head_dim_v);
+    if (int64_t{s.page_size} * per_token > limits::max_tensor_elements)
+      return {P::page_too_large, s.page_size, per_token};
+  }
+  // probs [B, H, Sq, Sk] is one matrix per batch element of one head size: it has no Sk per
+  // cached or packed sequence, nor one head size per group.
+  if (s.probs && s.kv_cache != KvCache::none) return {P::probs_with_sequence, 1, 0};
+  if (s.probs && s.layout == Layout::varlen) return {P::probs_with_sequence, 2, 0};
+  if (s.probs && s.group_count != 0) return {P::probs_with_sequence, 3, 0};
   const bool cache = s.kv_cache != KvCache::none, varlen = s.layout == Layout::varlen;
   if (!cache && !varlen) return {};
   const int32_t which = cache ? 1 : 2;
@@ -307,8 +324,8 @@ constexpr SpecCheck check_spec(const Spec &spec) {
     if (w.elements() > limits::max_weight_elements)
       return {P::weight_too_large, static_cast<int32_t>(w.rows), static_cast<int32_t>(w.columns)};
   }
-  if (s.has_scale && !(s.scale > 0.0f && s.scale < 3.0e38f)) return {P::scale_not_positive, 0, 0};
-  if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < 3.0e38f)) return {P::softcap_not_positive, 0, 0};
+  if (s.has_scale && !(s.scale > 0.0f && s.scale < limits::max_float_value)) return {P::scale_not_positive, 0, 0};
+  if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < limits::max_float_value)) return {P::softcap_not_positive, 0, 0};
   if (s.cross_attention && s.form != Form::block) return {P::cross_attention_needs_block_form, 0, 0};
   if (const SpecCheck mask = detail::check_mask(s.mask); !mask.ok()) return mask;
   return detail::check_sequence(s);

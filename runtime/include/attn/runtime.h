@@ -39,9 +39,11 @@ typedef enum attn_status {
                                       the file its manifest's SHA-256 names */
   ATTN_ERR_NO_DEVICE = 17,         /* a GPU kernel with no usable driver or device here (the message
                                       says what is missing), or a forced device the kernel lacks */
-  ATTN_ERR_DEVICE_TENSOR = 18      /* a device tensor the call cannot take: no variant for its memory,
+  ATTN_ERR_DEVICE_TENSOR = 18,     /* a device tensor the call cannot take: no variant for its memory,
                                       tensors of two GPU APIs, a pointer outside any allocation of the
                                       context in use, an allocation smaller than the tensor, ... */
+  ATTN_ERR_ALIASED = 19            /* an output or in-out tensor whose memory overlaps another tensor
+                                      of the call (out given as q, k_cache as v_cache, ...) */
 } attn_status;
 
 typedef enum attn_dtype { ATTN_F32 = 1, ATTN_F16 = 2, ATTN_BF16 = 3, ATTN_I32 = 4, ATTN_U8 = 5 } attn_dtype;
@@ -147,7 +149,11 @@ const char *attn_kernel_target(const attn_kernel *kernel); /* Halide targets, co
 int attn_kernel_arg_count(const attn_kernel *kernel);
 attn_status attn_kernel_arg(const attn_kernel *kernel, int index, attn_arg_info *out);
 
-/* Threads the kernel's pool uses (0: one per core). Applies to every kernel sharing the pool. */
+/* Threads the kernel's pool uses (0: one per core), 0 to ATTN_MAX_THREADS: Halide's pool holds at
+ * most that many (more used to be clamped to it silently, starting 256 threads on a 2-core
+ * machine); a negative count or one above it is ATTN_ERR_INVALID_ARGUMENT and changes nothing.
+ * Applies to every kernel sharing the pool. */
+#define ATTN_MAX_THREADS 256
 attn_status attn_kernel_set_threads(const attn_kernel *kernel, int threads);
 
 /* Kernels keep their large scratch blocks (64 KiB and up, such as a head's packed keys and

@@ -159,6 +159,31 @@ TEST_CASE("unknown dtypes and shapes that disagree with the byte ranges are refu
         SafetensorsProblem::shape);
 }
 
+TEST_CASE("shapes whose byte count wraps 2^64 are refused, not matched to a small range (issue 32)") {
+  const std::vector<uint8_t> eight(8, 0);
+  // 2^61 + 1 elements of 8 bytes: 2^64 + 8, which wrapped to the 8 bytes given.
+  CHECK(problem_of("{" + tensor("a", "F64", "[2305843009213693953]", "[0, 8]") + "}", eight) ==
+        SafetensorsProblem::shape);
+  // 2^62 elements of 4 bytes: 2^64, which wrapped to 0.
+  CHECK(problem_of("{" + tensor("a", "F32", "[2147483648, 2147483648]", "[0, 0]") + ", " +
+                   tensor("b", "F64", "[1]", "[0, 8]") + "}",
+                   eight) == SafetensorsProblem::shape);
+  CHECK(problem_of("{" + tensor("a", "U8", "[4294967296, 4294967296, 1]", "[0, 0]") + ", " +
+                   tensor("b", "F64", "[1]", "[0, 8]") + "}",
+                   eight) == SafetensorsProblem::shape);
+  // A zero dim makes the tensor empty however large the others are.
+  const SafetensorsFile f = SafetensorsFile::parse(
+      file_bytes("{" + tensor("z", "F64", "[4294967296, 0, 4294967296]", "[0, 0]") + ", " +
+                     tensor("b", "F64", "[1]", "[0, 8]") + "}",
+                 eight),
+      "synthetic");
+  REQUIRE(f.find("z") != nullptr);
+  CHECK(f.find("z")->end == 0);
+  // Just inside: 2^61 - 1 elements of 8 bytes need 2^64 - 8 bytes, more than the file holds.
+  CHECK(problem_of("{" + tensor("a", "F64", "[2305843009213693951]", "[0, 8]") + "}", eight) ==
+        SafetensorsProblem::shape);
+}
+
 TEST_CASE("overlapping, backward, holed or out-of-range offsets are refused") {
   const std::vector<uint8_t> eight(8, 0);
   CHECK(
