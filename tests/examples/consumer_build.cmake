@@ -6,28 +6,7 @@
 #   .venv without Halide_DIR or the .venv on PATH.
 # Either way the consumer's configure and build see neither Halide_DIR, CMAKE_PREFIX_PATH nor the
 # .venv's bin folder in their environment.
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "consumer (${MODE}): failed: ${ARGN}\n${out}")
-  endif()
-  message(STATUS "${out}")
-endfunction()
-
-# PATH without the folders of the source tree, the build tree and the .venv.
-set(path "$ENV{PATH}")
-string(REPLACE ":" ";" path "${path}")
-set(clean_path "")
-foreach(dir IN LISTS path)
-  string(FIND "${dir}" "${SOURCE_DIR}" in_source)
-  string(FIND "${dir}" "${MAIN_BUILD_DIR}" in_build)
-  if(NOT dir MATCHES "/\\.venv(/|$)" AND NOT in_source EQUAL 0 AND NOT in_build EQUAL 0)
-    list(APPEND clean_path "${dir}")
-  endif()
-endforeach()
-list(JOIN clean_path ":" clean_path)
-set(user_env ${CMAKE_COMMAND_PATH} -E env --unset=Halide_DIR --unset=CMAKE_PREFIX_PATH --unset=LD_LIBRARY_PATH
-    "PATH=${clean_path}")
+include(${CMAKE_CURRENT_LIST_DIR}/consumer_env.cmake)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(common -G "${GENERATOR}" -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_BUILD_TYPE=Release
