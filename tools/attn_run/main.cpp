@@ -42,8 +42,8 @@ constexpr const char *usage_text =
     "and, where --output names them, written back as they are after the call.\n"
     "--max-isa (avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64) caps the variant that\n"
     "runs, as ATTN_MAX_ISA does.\n"
-    "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
-    "skips that check and needs no manifest.\n";
+    "LIB (DIR/NAME.so, from `attnc gen --shared`) must be the file its manifest DIR/NAME.json (written\n"
+    "beside it by attnc gen) records the SHA-256 of; --unverified skips that check and needs no manifest.\n";
 
 struct NamedFile {
   std::string name, path;
