@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 
+import provenance
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 LIBRARY_ENV = "ATTN_INSPECT_LIBRARY"
 DEFAULT_LIBRARY = REPO / "build" / "tools" / "attn_inspect" / "attn_inspect_kernels.so"
@@ -81,9 +83,9 @@ def run_minilm(args, attnc):
         "",
         f"Check against an fp64 NumPy attention in the same forward: max |probs difference| {probs_error:.1e}, "
         f"largest 1 - cosine between the two embeddings of a sentence {cosine_gap:.1e}. One forward of the batch "
-        f"took {seconds * 1e3:.0f} ms here (NumPy and the kernel, on a busy shared 2-core machine).",
+        f"took {seconds * 1e3:.0f} ms here (NumPy and the kernel; {provenance.machine(model.kernel)}).",
         "",
-        "Made by `tools/attn-inspect --out docs --name minilm_heads minilm` (see tools/attn_inspect/README.md).",
+        provenance.made_by(args.argv),
         "",
         "Sentences: " + " / ".join(f"\"{s}\"" for s in sentences),
     ]
@@ -115,14 +117,18 @@ def run_spec(args, attnc):
     analysis = report.analyse([maps], ["layer"])
     example = min(args.example, len(maps) - 1)
     preamble = [f"Kernel `{kernel.id}` (`{kernel.spec}`) on {len(maps)} inputs (the batch); [CLS] and [SEP] "
-                "stand for the first and the last key. No ablation: that needs a model (the minilm mode)."]
+                "stand for the first and the last key. No ablation: that needs a model (the minilm mode).",
+                "", provenance.made_by(args.argv)]
     tokens = [str(i) for i in range(maps[example].shape[-1])]
     return report.write(analysis, pathlib.Path(args.out), args.name, f"Heads of {kernel.id}", preamble,
                         (example, tokens))
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    """argv: the command line, the program as invoked first (default sys.argv)."""
+    argv = list(sys.argv if argv is None else argv)
+    args = _parser().parse_args(argv[1:])
+    args.argv = argv
     sys.path.insert(0, str(REPO / "python"))  # the binding, when it is not installed
     import attnc
 
