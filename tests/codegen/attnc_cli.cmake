@@ -31,7 +31,7 @@ function(list_files dir out_var)
 endfunction()
 
 # ---- --help, -h and --opt=value ---------------------------------------------------------------
-foreach(command gen tune runtime check id)
+foreach(command gen tune runtime check id tensors)
   foreach(flag --help -h)
     expect_run(0 out err ${ATTNC} ${command} ${flag})
     expect_contains("${out}" "usage: attnc ${command} " "${command} ${flag}")

@@ -11,6 +11,7 @@
 #include "attnc/tuning.h"
 #include "command_line.h"
 #include "spec_file.h"
+#include "tensors.h"
 #include "tune.h"
 
 namespace {
@@ -61,6 +62,8 @@ const char *overview =
     "                               write the Halide runtime that an application's static kernels share\n"
     "  attnc check --spec TEXT      print the resolved spec and its kernel id, or why it is invalid\n"
     "  attnc id --spec TEXT         print the kernel id\n"
+    "  attnc tensors --spec TEXT | --markdown\n"
+    "                               list the tensors of a spec's kernel, or of every kernel family\n"
     "Every option also reads --option=VALUE; `attnc COMMAND --help` describes one command.\n"
     "targets: host (this machine's dispatch set), native (this machine only), x86, or Halide\n"
     "target strings such as x86-64-linux-avx2-fma-f16c-sse41-avx\n";
@@ -165,6 +168,7 @@ int run_command(int argc, char **argv) {
   if (command == "tune") return attnc::tool::run_tune(argc, argv);
   if (command == "check") return run_check(argc, argv, false);
   if (command == "id") return run_check(argc, argv, true);
+  if (command == "tensors") return attnc::tool::run_tensors(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") return show_usage(overview);
   return usage_error("unknown command '" + command + "'", overview);
 }
