@@ -20,7 +20,7 @@ function(_attnc_directories dir out)
 endfunction()
 
 # Makes tests_<label> for every label of the tests defined so far (call it once every test and
-# target exists), and tests_all_labels over all of them.
+# target exists); the labels, sorted, in the global property ATTNC_TEST_LABELS.
 function(attnc_add_label_targets)
   _attnc_directories("${PROJECT_SOURCE_DIR}" dirs)
   set(labels "")
