@@ -12,11 +12,11 @@ out="$build/demo"
 spec="name=demo heads=12 head_dim=64 mask=causal"
 shape="B=1, S=1024, 12 heads of 64"
 
-echo "== 0. build attnc, attn-run and the gpt2_attention example (not the test suite)"
+echo "== 0. build attnc, attn-run, the runtime for Python and the gpt2_attention example (not the test suite)"
 log="$build/demo-build.log"
 start=$(date +%s)
 build_cmd=(env PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/cmake" --build "$build" -j "${JOBS:-$(nproc)}"
-           --target attnc_cli attn_run gpt2_attention)
+           --target attnc_cli attn_run attnc_runtime_shared gpt2_attention)
 if [ "$verbose" != 0 ]; then
   "${build_cmd[@]}"
 elif ! "${build_cmd[@]}" 2>&1 | "$python" "$root/scripts/build_progress.py" "$log"; then
