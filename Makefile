@@ -19,8 +19,16 @@ configure: setup
 build: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS)
 
-test: build
-	@cd $(BUILD) && PATH="$(VENV)/bin:$$PATH" $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+# LABEL=examples builds only what that label's tests need (the target tests_examples), then runs
+# that label's tests alone; without LABEL, everything, then every test. CTEST_ARGS go to ctest.
+test: configure
+	@if [ -n "$(LABEL)" ] && ! $(VENV)/bin/ninja -C $(BUILD) -t query tests_$(LABEL) >/dev/null 2>&1; then \
+	  echo "make test: no test has the label '$(LABEL)'; the labels are:" \
+	    $$($(VENV)/bin/ninja -C $(BUILD) -t targets all | sed -n 's/^tests_\([A-Za-z0-9_-]*\): phony$$/\1/p' | sort); \
+	  exit 2; fi
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) $(if $(LABEL),--target tests_$(LABEL))
+	@cd $(BUILD) && PATH="$(VENV)/bin:$$PATH" $(CTEST) --output-on-failure -j $(JOBS) \
+	  $(if $(LABEL),-L '^$(LABEL)$$') $(CTEST_ARGS)
 
 # Builds only what the demo runs; V=1 (or ATTNC_VERBOSE=1) shows the build's own lines.
 V ?= 0

@@ -26,6 +26,12 @@ install(TARGETS attnc_dsl attnc_spec_printer attnc_runtime attnc_runtime_headers
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY dsl/include/attn runtime/include/attn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The runtime as a shared library (lib/libattnc_runtime.so, for programs that load it at run time)
+# and the Python binding with a copy of it beside the package (lib/python/attnc), where the binding
+# looks first: PYTHONPATH=$PREFIX/lib/python runs kernels from NumPy with no clone.
+install(TARGETS attnc_runtime_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY python/attnc DESTINATION ${CMAKE_INSTALL_LIBDIR}/python FILES_MATCHING PATTERN "*.py")
+install(FILES $<TARGET_FILE:attnc_runtime_shared> DESTINATION ${CMAKE_INSTALL_LIBDIR}/python/attnc)
 
 # The package config is written outside the build tree's own search paths: the build tree is not
 # a package (its targets live in this project), only the installed prefix is.
@@ -41,4 +47,4 @@ install(FILES ${_attnc_package_dir}/attncConfig.cmake ${_attnc_package_dir}/attn
 
 # What the install rules above need built, and nothing else (`make install`).
 add_custom_target(attnc_package)
-add_dependencies(attnc_package attnc_dsl attnc_spec_printer attnc_runtime attnc_cli attn_run)
+add_dependencies(attnc_package attnc_dsl attnc_spec_printer attnc_runtime attnc_runtime_shared attnc_cli attn_run)

@@ -107,6 +107,9 @@ function(attn_add_kernels target)
   _attnc_halide_runtime("${targets}" runtime)
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.attnc")
+  # Made now: Ninja creates an output's folder, "Unix Makefiles" does not, and the spec printer
+  # (SPEC_SOURCES without SPECS) writes there before anything else does.
+  file(MAKE_DIRECTORY "${dir}")
   set(spec_args "")
   set(spec_deps "")
   if(ARG_SPECS)

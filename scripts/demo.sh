@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: build only what it runs, generate kernels for a spec, run the GPT-2 example
 # application and time a kernel through the standalone runtime tool. Called by `make demo`.
-# V=1 (or ATTNC_VERBOSE=1) shows the build's and the generator's own lines.
+# V=1 (or ATTNC_VERBOSE=1) shows the build's and the generator's own lines; otherwise a progress
+# line (scripts/build_progress.py) stands for them while the build runs.
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,14 +12,14 @@ out="$build/demo"
 spec="name=demo heads=12 head_dim=64 mask=causal"
 shape="B=1, S=1024, 12 heads of 64"
 
-echo "== 0. build attnc, attn-run and the gpt2_attention example (not the test suite)"
+echo "== 0. build attnc, attn-run, the runtime for Python and the gpt2_attention example (not the test suite)"
 log="$build/demo-build.log"
 start=$(date +%s)
 build_cmd=(env PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/cmake" --build "$build" -j "${JOBS:-$(nproc)}"
-           --target attnc_cli attn_run gpt2_attention)
+           --target attnc_cli attn_run attnc_runtime_shared gpt2_attention)
 if [ "$verbose" != 0 ]; then
   "${build_cmd[@]}"
-elif ! "${build_cmd[@]}" >"$log" 2>&1; then
+elif ! "${build_cmd[@]}" 2>&1 | "$python" "$root/scripts/build_progress.py" "$log"; then
   tail -n 40 "$log"
   echo "demo: the build failed; its whole output is in $log" >&2
   exit 1

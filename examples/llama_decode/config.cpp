@@ -78,4 +78,13 @@ int pages_needed(const Config &config) {
   return pages;
 }
 
+std::string generation_plan(const Config &config) {
+  const int steps = config.tokens - 1;
+  if (steps == 0) return "1 token generated each, by the prefill (no decode step)";
+  const std::string step_count = std::to_string(steps) + (steps == 1 ? " step" : " steps");
+  return std::to_string(config.tokens) +
+         " tokens generated each: the first by the prefill, then one per batched decode step (" + step_count +
+         ": " + std::to_string(steps - 1) + " timed, the last checked against fp64 and not timed)";
+}
+
 }  // namespace llama

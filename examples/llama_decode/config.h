@@ -35,4 +35,8 @@ std::string parse_args(int argc, char **argv, Config &config);
 // The tokens a pool for these prompts and generation lengths needs at most, rounded to pages.
 int pages_needed(const Config &config);
 
+// How the generated tokens come about, in one sentence: the first from the prefill, the others
+// one per batched decode step, all timed but the last (checked against fp64).
+std::string generation_plan(const Config &config);
+
 }  // namespace llama

@@ -107,8 +107,8 @@ int main(int argc, char **argv) {
       c.layers, c.d_model, c.heads, c.kv_heads, c.head_dim, c.ffn, c.vocab, weights.bytes() / double(1 << 20),
       attention->name(), sequences.size());
   for (int p : c.prompts) std::printf(" %d", p);
-  std::printf(" tokens (prefill chunks of %d), %d tokens generated each, %d-token pages\n", c.chunk, c.tokens,
-              c.page_tokens);
+  std::printf(" tokens (prefill chunks of %d), %d-token pages\n  %s\n", c.chunk, c.page_tokens,
+              llama::generation_plan(c).c_str());
 
   bool ok = true;
   auto fail = [](const std::string &error) {
@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   const int timed_steps = c.tokens - 2;
   if (timed_steps > 0)
     std::printf(
-        "  decode: %d steps of %zu sequences in %.3f s: %.1f tokens/s, %.2f ms per step (attention %.1f%%)\n",
+        "  decode: %d timed steps of %zu sequences in %.3f s: %.1f tokens/s, %.2f ms per step (attention %.1f%%)\n",
         timed_steps, batch.size(), decode_seconds, timed_steps * batch.size() / decode_seconds,
         1e3 * decode_seconds / timed_steps, 100 * decode_attention / decode_seconds);
   print_occupancy("at the end", pool, cache, sequences);

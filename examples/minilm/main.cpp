@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "bert_encoder.h"
 #include "npy_file.h"
 #include "wordpiece.h"
@@ -150,6 +152,14 @@ int check_embeddings(const minilm::BertEncoder &encoder, const minilm::WordPiece
   return failed || !padding_ok ? 1 : 0;
 }
 
+// The bench's progress on stderr, one line per run (redrawn in place on a terminal), so that a
+// bench of many seconds is not silent; stdout keeps only the result.
+void show_run(int done, int total) {
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  std::fprintf(stderr, "%sbench: run %d of %d (the first a warm-up)%s", terminal ? "\r" : "", done, total,
+               terminal && done < total ? "" : "\n");
+}
+
 int bench(const minilm::BertEncoder &encoder, int batch, int length, int runs) {
   if (batch < 1 || length < 2 || length > encoder.config().max_seq_length || runs < 1)
     return std::fprintf(stderr, "%s", kUsage), 2;
@@ -162,8 +172,12 @@ int bench(const minilm::BertEncoder &encoder, int batch, int length, int runs) {
     seq.front() = 101, seq.back() = 102;  // [CLS] ... [SEP]
   }
   encoder.embed(ids);  // warm-up
+  show_run(1, runs + 1);
   std::vector<minilm::Timing> times(static_cast<size_t>(runs));
-  for (minilm::Timing &t : times) encoder.embed(ids, &t);
+  for (size_t i = 0; i < times.size(); ++i) {
+    encoder.embed(ids, &times[i]);
+    show_run(static_cast<int>(i) + 2, runs + 1);
+  }
   std::sort(times.begin(), times.end(), [](auto &a, auto &b) { return a.total_ms < b.total_ms; });
   const minilm::Timing &median = times[times.size() / 2], &best = times.front();
   std::printf(

@@ -9,6 +9,7 @@ import numpy as np
 from . import _capi, _tensor_checks
 from .errors import (AttnError, DTypeError, InvalidArgumentError, MissingTensorError, RankError, ShapeError,
                      StrideError, UnknownTensorError, error_for)
+from .layout import head_major_hint
 
 # attn_dtype -> (name, the NumPy dtype an array of it has). bf16 travels as its bit patterns (uint16).
 DTYPES = {
@@ -112,6 +113,12 @@ class Kernel:
                         bool(info.is_optional), float(info.default_value))
 
     @property
+    def selected_target(self):
+        """The Halide target of the variant a run would use now ('' when none can run here);
+        target is the whole dispatch list."""
+        return _text(self._library._lib.attn_kernel_selected_target(self._handle))
+
+    @property
     def inputs(self):
         return tuple(a for a in self.args if not a.is_output or a.is_inout)
 
@@ -178,7 +185,7 @@ class Kernel:
             if isinstance(want, int):
                 if given != want:
                     raise ShapeError(f"'{arg.name}' dim {d} ({arg.labels[d]}) must be {want} ({arg}), "
-                                     f"got shape {array.shape}")
+                                     f"got shape {array.shape}{head_major_hint(arg, array.shape)}")
             elif sizes.setdefault(want, given) != given:
                 raise ShapeError(f"'{arg.name}' dim {d} is {want} = {given}, but another tensor gives "
                                  f"{want} = {sizes[want]}")

@@ -10,6 +10,7 @@
 
 #include "arg_dims.h"
 #include "device_context.h"
+#include "layout_hint.h"
 #include "status_internal.h"
 #include "tensor_alias.h"
 
@@ -174,8 +175,9 @@ attn_status check_shape(const Caller &caller, Sizes *sizes, ArgPlan *plan) {
     plan->extent[d] = size;
     plan->caller_dim[d] = j;
     if (!plan->broadcast[d] && info.fixed_shape[d] > 0 && size != info.fixed_shape[d]) {
-      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", kernel expects %" PRId64 "%s", name,
-                  dim.c_str(), size, info.fixed_shape[d], broadcasts ? " or 1 (broadcast)" : "");
+      return fail(ATTN_ERR_SHAPE, "tensor '%s': %s is %" PRId64 ", kernel expects %" PRId64 "%s%s", name,
+                  dim.c_str(), size, info.fixed_shape[d], broadcasts ? " or 1 (broadcast)" : "",
+                  attn::detail::head_major_hint(info, t).c_str());
     }
     const char *runtime = runtime_name(info, d);
     if (!broadcasts && runtime != nullptr) {

@@ -31,7 +31,7 @@ function(list_files dir out_var)
 endfunction()
 
 # ---- --help, -h and --opt=value ---------------------------------------------------------------
-foreach(command gen tune runtime check id)
+foreach(command gen tune runtime check id tensors)
   foreach(flag --help -h)
     expect_run(0 out err ${ATTNC} ${command} ${flag})
     expect_contains("${out}" "usage: attnc ${command} " "${command} ${flag}")
@@ -42,6 +42,17 @@ foreach(command gen tune runtime check id)
 endforeach()
 expect_run(0 out err ${ATTNC} --help)
 expect_contains("${out}" "attnc COMMAND --help" "attnc --help")
+# Every command says what it does in the overview, and gen's help explains every option it takes.
+expect_contains("${out}" "generate a kernel library (static, or shared with --shared)" "attnc --help, gen")
+expect_contains("${out}" "write the Halide runtime that an application's static kernels share" "attnc --help, runtime")
+expect_run(0 out err ${ATTNC} gen --help)
+foreach(part "the keys and\n                       values are in docs/DSL.md (Text form)"
+             "--basename NAME      default: the kernel id when there is one spec, else attn_kernels"
+             "where it compiles the entry, DIR/include/ with attn/runtime.h" "--no-runtime         do not write NAME_runtime.a"
+             "--entry-source-only  leave NAME_entry.c as source" "--cc CC              C compiler for the entry"
+             "-v                   print a line per kernel" "--stmt, --asm" "--tuning FILE" "--spec-file FILE")
+  expect_contains("${out}" "${part}" "attnc gen --help")
+endforeach()
 
 expect_run(0 out err ${ATTNC} id "--spec=heads=2 head_dim=16 mask=causal")
 expect_contains("${out}" "attn_core_h2_kv2_d16_f32_causal" "id --spec=TEXT")

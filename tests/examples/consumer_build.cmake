@@ -1,33 +1,13 @@
 # Builds tests/examples/consumer as a user's project would, following README.md, then runs it.
 # MODE=find_package: `cmake --install` this build into a prefix, move the prefix elsewhere, check
-#   that nothing in it points back into the source tree, its build tree or the .venv, then build
-#   the consumer against the moved prefix alone.
+#   that nothing in it points back into the source tree, its build tree or the .venv, that the
+#   Python binding imports from it and loads the runtime beside it, then build the consumer
+#   against the moved prefix alone.
 # MODE=add_subdirectory: the consumer adds the source tree; Halide is found in the source tree's
 #   .venv without Halide_DIR or the .venv on PATH.
 # Either way the consumer's configure and build see neither Halide_DIR, CMAKE_PREFIX_PATH nor the
 # .venv's bin folder in their environment.
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "consumer (${MODE}): failed: ${ARGN}\n${out}")
-  endif()
-  message(STATUS "${out}")
-endfunction()
-
-# PATH without the folders of the source tree, the build tree and the .venv.
-set(path "$ENV{PATH}")
-string(REPLACE ":" ";" path "${path}")
-set(clean_path "")
-foreach(dir IN LISTS path)
-  string(FIND "${dir}" "${SOURCE_DIR}" in_source)
-  string(FIND "${dir}" "${MAIN_BUILD_DIR}" in_build)
-  if(NOT dir MATCHES "/\\.venv(/|$)" AND NOT in_source EQUAL 0 AND NOT in_build EQUAL 0)
-    list(APPEND clean_path "${dir}")
-  endif()
-endforeach()
-list(JOIN clean_path ":" clean_path)
-set(user_env ${CMAKE_COMMAND_PATH} -E env --unset=Halide_DIR --unset=CMAKE_PREFIX_PATH --unset=LD_LIBRARY_PATH
-    "PATH=${clean_path}")
+include(${CMAKE_CURRENT_LIST_DIR}/consumer_env.cmake)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(common -G "${GENERATOR}" -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_BUILD_TYPE=Release
@@ -72,6 +52,22 @@ else()
   endforeach()
   if(NOT halide_found)
     message(FATAL_ERROR "consumer (${MODE}): bin/attnc does not link libHalide? resolved: ${resolved}")
+  endif()
+  # The Python binding runs from the prefix alone: the package in lib/python finds the runtime
+  # beside itself (a Python with NumPy: the .venv's; no ATTNC_RUNTIME, nothing of the clone).
+  foreach(file lib/libattnc_runtime.so lib/python/attnc/__init__.py lib/python/attnc/libattnc_runtime.so)
+    if(NOT EXISTS "${prefix}/${file}")
+      message(FATAL_ERROR "consumer (${MODE}): the prefix has no ${file}")
+    endif()
+  endforeach()
+  if(PYTHON)
+    execute_process(COMMAND ${CMAKE_COMMAND_PATH} -E env --unset=ATTNC_RUNTIME "PYTHONPATH=${prefix}/lib/python"
+                            ${PYTHON} -c "import attnc; print(attnc.load_runtime())"
+                    WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR NOT out STREQUAL "${prefix}/lib/python/attnc/libattnc_runtime.so\n")
+      message(FATAL_ERROR "consumer (${MODE}): attnc from the prefix loaded '${out}' (exit ${rc}), expected "
+                          "${prefix}/lib/python/attnc/libattnc_runtime.so\n${err}")
+    endif()
   endif()
   find_program(readelf readelf)
   if(readelf)

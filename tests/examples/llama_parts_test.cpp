@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "config.h"
 #include "ops.h"
 #include "page_pool.h"
 #include "reference.h"
@@ -118,4 +119,18 @@ TEST_CASE("linear: y = x W^T over threads, odd sizes, against double") {
   double squares = 0;
   for (int c = 0; c < cols; ++c) squares += double(normed[c]) * normed[c];
   CHECK(squares / cols == doctest::Approx(1.0).epsilon(1e-5));
+}
+
+TEST_CASE("the generation plan counts the prefill's token, the decode steps and the timed ones alike") {
+  Config c;
+  c.tokens = 16;
+  CHECK(generation_plan(c) ==
+        "16 tokens generated each: the first by the prefill, then one per batched decode step (15 steps: 14 "
+        "timed, the last checked against fp64 and not timed)");
+  c.tokens = 2;
+  CHECK(generation_plan(c) ==
+        "2 tokens generated each: the first by the prefill, then one per batched decode step (1 step: 0 timed, "
+        "the last checked against fp64 and not timed)");
+  c.tokens = 1;
+  CHECK(generation_plan(c) == "1 token generated each, by the prefill (no decode step)");
 }

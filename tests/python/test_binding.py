@@ -44,6 +44,8 @@ def test_listing():
     assert (mask.name, mask.dtype, mask.broadcast, mask.min_rank) == ("mask", "u8", (0, 1), 2)
     assert lib[BF16].inputs[0].dtype == "bf16" and lib[BF16].inputs[0].numpy_dtype == np.uint16
     assert [a.name for a in lib[BLOCK].outputs] == ["out", "probs"]
+    # target is the dispatch list; selected_target the one variant of it that runs here.
+    assert core.selected_target in core.target.split(","), (core.selected_target, core.target)
 
 
 def test_core_matches_the_reference_on_odd_sizes():
@@ -128,6 +130,13 @@ def test_dtype_and_shape_are_checked_before_the_call():
     assert "B = 1" in e.message and "B = 2" in e.message, e.message
     e = checks.raises(attnc.ShapeError, kernel.run, **{**inputs, "q": np.zeros((2, 5, 3, 8), np.float32)})
     assert "(D) must be 16" in e.message, e.message
+    assert "looks like" not in e.message, e.message
+    # PyTorch's head-major order is named, and the layout the kernel takes.
+    e = checks.raises(attnc.ShapeError, kernel.run, **{**inputs, "q": np.swapaxes(inputs["q"], 1, 2).copy()})
+    assert "'q' dim 2 (H) must be 3" in e.message, e.message
+    assert "this looks like [B,H,Sq,D]" in e.message and "the kernel takes [B,Sq,H,D]" in e.message, e.message
+    swapped = kernel.run(**{**inputs, "q": np.swapaxes(np.swapaxes(inputs["q"], 1, 2).copy(), 1, 2)})
+    assert np.array_equal(swapped["out"], kernel.run(**inputs)["out"])
     checks.raises(attnc.RankError, kernel.run, **{**inputs, "v": inputs["v"][0]})
     checks.raises(attnc.RankError, lib[BF16].run, q=np.zeros((1, 2, 2, 16), np.uint16),
                   k=np.zeros((1, 2, 2, 16), np.uint16), v=np.zeros((1, 2, 2, 16), np.uint16),

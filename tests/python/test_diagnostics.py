@@ -1,6 +1,7 @@
 """attn-inspect's diagnostics on synthetic heads whose answers are known: a uniform head, a head
 always on token 0, two identical heads, a previous-token head (tools/attn_inspect/diagnostics.py),
 and the report written from them."""
+import os
 import pathlib
 import sys
 import tempfile
@@ -10,6 +11,8 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "attn_inspect"))
 import checks  # noqa: E402
 import diagnostics  # noqa: E402
+import plots  # noqa: E402
+import provenance  # noqa: E402
 import report  # noqa: E402
 
 LENGTHS = [5, 9, 2, 13]  # inputs of different lengths, as sentences are
@@ -117,6 +120,32 @@ def test_report_names_the_answers():
     assert "- A.h0: near-uniform" in text and "- B.h1: sink on [CLS]" in text
     assert "A.h2 ~ A.h3: 0.000 bits" in text and "A.h4 ~ B.h4" in text  # the same head in both layers
     assert pictures == ["A.png", "B.png", "similarity.png", "stats.png"], pictures
+
+
+def test_layer_grid_has_one_probability_scale():
+    maps = np.stack([uniform(5), on_first(5), previous(5)])
+    fig = plots.layer_grid_figure(maps, [f"t{i}" for i in range(5)], "three heads", columns=2)
+    bars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert len(bars) == 1, [ax.get_label() for ax in fig.axes]
+    assert bars[0].get_ylabel() == "probability" and bars[0].get_ylim() == (0.0, 1.0), bars[0].get_ylim()
+
+
+def test_provenance_from_the_command_and_the_machine():
+    line = provenance.made_by(["tools/attn-inspect", "--out", "my reports", "--name", "m", "minilm"])
+    assert line == "Made by `tools/attn-inspect --out 'my reports' --name m minilm` (see tools/attn_inspect/README.md).", line
+    with tempfile.TemporaryDirectory() as folder:
+        cpuinfo = pathlib.Path(folder) / "cpuinfo"
+        cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n")
+        assert provenance.cpu_model(str(cpuinfo)) == "AMD EPYC 7B13"
+        assert provenance.cpu_model(str(pathlib.Path(folder) / "absent")) is None
+
+    class Kernel:
+        selected_target = "x86-64-linux-avx2"
+
+    count = os.cpu_count()
+    model = provenance.cpu_model()
+    cpus = f"{count} logical CPU{'s' if count != 1 else ''}" + (f" ({model})" if model else "")
+    assert provenance.machine(Kernel()) == f"{cpus}, the kernel's x86-64-linux-avx2 variant"
 
 
 checks.run(globals())

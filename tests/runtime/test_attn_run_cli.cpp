@@ -155,6 +155,15 @@ TEST_CASE("attn-run --bench --json prints one json line") {
   CHECK(contains(human.out, "GFLOP/s"));
 }
 
+TEST_CASE("attn-run --help names the manifest as attnc gen writes it") {
+  Workspace ws;
+  const Outcome o = ws.run("--help");
+  CHECK(o.code == 0);
+  CHECK(o.out.starts_with("usage: attn-run LIB --list\n"));
+  CHECK(contains(o.out, "its manifest DIR/NAME.json (written\nbeside it by attnc gen)"));
+  CHECK_FALSE(contains(o.out, "LIB.json"));
+}
+
 TEST_CASE("attn-run errors exit 1 with a message, usage errors exit 2") {
   Workspace ws;
   auto error = [&](const std::string &arguments, int code, const std::string &part) {

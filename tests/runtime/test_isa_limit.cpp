@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "HalideRuntime.h"
+#include "attn/runtime.hpp"
 #include "cpu_features.h"
 #include "fake_kernel.h"
 
@@ -87,6 +88,23 @@ TEST_CASE("each limit runs the most capable variant it allows") {
     CHECK(std::string(attn_kernel_selected_target(fake::find("fake_three_variants"))) ==
           three[expected].target);
   }
+}
+
+TEST_CASE("the C++ wrapper gives the dispatch list and the variant that runs") {
+  NoLimitAfter reset;
+  attn_register_kernel(&three_variants);  // a no-op where an earlier case registered them
+  attn_register_kernel(&only_avx512);
+  const attn::rt::Result<attn::rt::Kernel> kernel = attn::rt::Kernel::find("fake_three_variants");
+  REQUIRE(kernel.ok());
+  CHECK(std::string(kernel->target()) == "host");  // the table's whole target, not a variant
+  REQUIRE(attn_set_max_isa("avx2") == ATTN_OK);
+  CHECK(std::string(kernel->selected_target()) == three[expected_variant(false, true)].target);
+  REQUIRE(attn_set_max_isa("x86-64") == ATTN_OK);
+  CHECK(std::string(kernel->selected_target()) == "fake-x86-64");
+  REQUIRE(attn_set_max_isa("avx2") == ATTN_OK);
+  const attn::rt::Result<attn::rt::Kernel> avx512 = attn::rt::Kernel::find("fake_only_avx512");
+  REQUIRE(avx512.ok());
+  CHECK(std::string(avx512->selected_target()).empty());
 }
 
 TEST_CASE("an unknown instruction set is refused and the limit stays") {

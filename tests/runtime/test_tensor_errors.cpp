@@ -94,6 +94,14 @@ TEST_CASE("shape") {
     call.q_shape[3] = 80;
     call.bind();
     check_refused(call, ATTN_ERR_SHAPE, {"tensor 'q': dim 3 (head_dim) is 80, kernel expects 4"});
+    CHECK(std::string(attn_last_error()).find("looks like") == std::string::npos);  // no layout hint
+  }
+  SUBCASE("a head-major [B,H,S,D] tensor is told the layout the kernel takes") {
+    call.q_shape = {2, 2, 3, 4};  // [B, heads, Sq, head_dim]: PyTorch's order
+    call.bind();
+    check_refused(call, ATTN_ERR_SHAPE,
+                  {"tensor 'q': dim 2 (heads) is 3, kernel expects 2; this looks like [B,heads,Sq,head_dim]",
+                   "the kernel takes [B,Sq,heads,head_dim], so swap dims 1 and 2"});
   }
   SUBCASE("a fixed size that differs, unnamed dim") {
     call.k_shape[2] = 2;

