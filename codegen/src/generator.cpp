@@ -276,6 +276,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       in.q_bf16 = input("q");
       in.k_bf16 = input("k");
       in.v_bf16 = input("v");
+      in.amx_tiles = amx_tiles(get_target());
     }
     const attn::Spec core = core_spec();
     Func result;
@@ -301,8 +302,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       result = split.out;
       with_lse = split.with_lse;
     } else if (whole_row_core(spec_) && std::string(core_path) != "blocks") {
-      RowsFuncs rows = define_core_rows(in, core, tiles_.query_tile, tiles_.pv_rows);
-      schedule_core_rows_cpu(rows, tiles_);
+      const CpuTiles rows_tiles = in.amx_tiles && amx_row_core(core) ? amx_core_tiles(tiles_) : tiles_;
+      RowsFuncs rows = define_core_rows(in, core, rows_tiles.query_tile, rows_tiles.pv_rows);
+      schedule_core_rows_cpu(rows, rows_tiles);
       result = rows.out;
       with_lse = rows.with_lse;
     } else {
