@@ -14,6 +14,7 @@
 #include "attnc/half_bits.h"
 #include "attnc/probs_output.h"
 #include "attnc/projection.h"
+#include "attnc/projection_amx.h"
 #include "attnc/rope.h"
 #include "attnc/schedule_around_core_gpu.h"
 #include "attnc/schedule_cpu.h"
@@ -583,6 +584,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   LinearFuncs linear(const Func &x, const Func &w, const Func &bias, int in_features, int rows,
                      const Expr &tokens, const std::string &name, const Func &x_bf16 = Func(),
                      const Func &w_bf16 = Func()) {
+    if (!gpu_ && x_bf16.defined() && amx_tiles(get_target()) && amx_linear_fits(in_features, rows))
+      return define_linear_amx(x_bf16, w_bf16, bias, in_features, tokens, name);
     if (!gpu_)
       return define_linear(x, w, bias, in_features, linear_panel_rows(tiles_, rows), name, x_bf16, w_bf16);
     Var c("c"), token("token"), batch("batch"), row("row");
@@ -600,6 +603,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   void schedule_linear(LinearFuncs &layer, int rows) {
     if (gpu_) {
       schedule_linear_gpu(layer, gpu_tiles_);
+    } else if (layer.amx) {
+      schedule_linear_amx(layer, tiles_, rows);
     } else {
       schedule_linear_cpu(layer, tiles_, rows);
     }
