@@ -15,7 +15,10 @@
 // AMX tiles (issue 36; Intel Xeon of the Sapphire Rapids class, 2 shared vCPUs, one thread,
 // smallest of 6 interleaved rounds, 2026-12-05, docs/AMX_NOTES.md): W1 none 19.4 ms against the
 // fp32 kernel's 25.6 (1.32x) and the vdpbf16ps pairs' 40.6 (2.09x); W1 causal 12.2 ms against
-// 14.4 and 19.8. It beat QK^T alone on tiles (P.V on the pairs): 32.4 ms, causal 18.0.
+// 14.4 and 19.8. It beat QK^T alone on tiles (P.V on the pairs): 32.4 ms, causal 18.0. The
+// logits computed per tile from the staged sums (not from a whole copy of the tile's scores):
+// paired rounds, W1 none 17.6 -> 16.8 ms, causal 11.2 -> 10.9 (fp32 kernel 22.9 and 13.2 in the
+// same rounds).
 #include "attnc/core_rows.h"
 
 #include <algorithm>
@@ -329,11 +332,11 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // row is read once per tile.
   // Without modifiers the logits themselves are the stored register blocks: the mask's select
   // runs once per score, as each block is stored, not in both readers (the max and the exp).
-  // On AMX tiles the scores are a copy of each tile's sums (Halide stores an AMX Func only
-  // into a plain copy), and the logits a pass of their own.
-  const bool stored_scores = f.has_modifiers || f.amx_scores;
+  // On AMX tiles each tile's sums are staged (schedule_amx_scores), and the stored blocks
+  // are computed per tile from them.
+  const bool stored_scores = f.has_modifiers;
   Func staged = f.amx_scores ? f.scores.in() : Func();
-  Func score_block = f.amx_scores ? staged.in() : f.has_modifiers ? f.scores.in() : f.logits;
+  Func score_block = f.has_modifiers ? (f.amx_scores ? staged.in() : f.scores.in()) : f.logits;
   per_tile(score_block);
   if (f.amx_scores) {
     schedule_amx_scores(score_block, staged, f.scores, f.row, f.key, f.over_head_dim.x);
