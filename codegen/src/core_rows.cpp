@@ -244,18 +244,18 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
 
 namespace {
 
-// scores (an AMX Func: one 16 x 16 accumulator) computed per 16 x 16 tile of its copy, its sum
-// over head_dim in steps of 32. Halide stores a tile only where the store's index is a plain
-// strided ramp: under a mask the copy's rows start at the tile's hull (a let in the index), and
-// contiguous rows of 16 floats collapse into one ramp; so each tile goes through a buffer of its
-// own, rows 32 floats apart.
-void schedule_amx_scores(Func copy, Func staged, Func scores, const Var &row, const Var &key,
+// scores (an AMX Func: one 16 x 16 accumulator) computed per 16 x 16 tile of the stored blocks
+// (the logits, or with modifiers a copy of the scores), its sum over head_dim in steps of 32.
+// Halide stores a tile only where the store's index is a plain strided ramp: under a mask the
+// block's rows start at the tile's hull (a let in the index), and contiguous rows of 16 floats
+// collapse into one ramp; so each tile goes through a buffer of its own, rows 32 floats apart.
+void schedule_amx_scores(Func block, Func staged, Func scores, const Var &row, const Var &key,
                          const RVar &over_head_dim) {
   Var row_in("row_in"), key_in("key_in");
   RVar dim_step("dim_step"), dim_in("dim_in");
-  copy.tile(row, key, row_in, key_in, amx_tile_rows, amx_tile_rows).vectorize(row_in).vectorize(key_in);
-  staged.compute_at(copy, row).bound_storage(row, 2 * amx_tile_rows).vectorize(row).vectorize(key);
-  scores.compute_at(copy, row).store_in(Halide::MemoryType::AMXTile).vectorize(row).vectorize(key);
+  block.tile(row, key, row_in, key_in, amx_tile_rows, amx_tile_rows).vectorize(row_in).vectorize(key_in);
+  staged.compute_at(block, row).bound_storage(row, 2 * amx_tile_rows).vectorize(row).vectorize(key);
+  scores.compute_at(block, row).store_in(Halide::MemoryType::AMXTile).vectorize(row).vectorize(key);
   scores.update()
       .tile(row, key, row_in, key_in, amx_tile_rows, amx_tile_rows, TailStrategy::GuardWithIf)
       .split(over_head_dim, dim_step, dim_in, amx_reduction)
