@@ -87,6 +87,10 @@ bool bf16_dot_products(const Halide::Target &target) {
          !target.has_feature(Halide::Target::AVX512_SapphireRapids);
 }
 
+bool amx_tiles(const Halide::Target &target) {
+  return target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::AVX512_SapphireRapids);
+}
+
 std::vector<PvKeyInterval> pair_intervals(const std::vector<PvKeyInterval> &intervals) {
   std::vector<PvKeyInterval> out;
   for (const PvKeyInterval &in : intervals) {

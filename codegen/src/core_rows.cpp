@@ -12,8 +12,16 @@
 // W1 none 10.29 ms, 1.65x the fp32 kernel in the same run (paired 1.68x), 71% of the bf16
 // dot-product peak, oneDNN's bf16 primitives 1.28x that time; W1 causal 5.73 ms (1.61x, oneDNN
 // 2.53x); W3 14.3 ms (1.70x, oneDNN 1.60x).
+// AMX tiles (issue 36; Intel Xeon of the Sapphire Rapids class, 2 shared vCPUs, one thread,
+// smallest of 6 interleaved rounds, 2026-12-05, docs/AMX_NOTES.md): W1 none 19.4 ms against the
+// fp32 kernel's 25.6 (1.32x) and the vdpbf16ps pairs' 40.6 (2.09x); W1 causal 12.2 ms against
+// 14.4 and 19.8. It beat QK^T alone on tiles (P.V on the pairs): 32.4 ms, causal 18.0. The
+// logits computed per tile from the staged sums (not from a whole copy of the tile's scores):
+// paired rounds, W1 none 17.6 -> 16.8 ms, causal 11.2 -> 10.9 (fp32 kernel 22.9 and 13.2 in the
+// same rounds).
 #include "attnc/core_rows.h"
 
+#include <algorithm>
 #include <limits>
 #include <tuple>
 
@@ -62,6 +70,8 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // past seq_k read the last key: the QK^T register blocks round the tile's keys up to whole
   // blocks, and those scores are never read.
   f.bf16_dot = in.q_bf16.defined() && s.head_dim % 2 == 0;
+  f.amx_scores = f.bf16_dot && in.amx_tiles && amx_row_core(s) && query_tile % amx_tile_rows == 0;
+  f.amx_values = f.amx_scores && pv_rows == amx_tile_rows;
   if (f.bf16_dot) {
     f.query_pairs = Func("query_pairs");
     f.value_pairs = Func("value_pairs");
@@ -114,7 +124,14 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   auto masked = [&](const Expr &k, const Expr &logit) { return masked_logit(keep_at(row, k), logit); };
   f.scores(row, key, tile, h, b) = 0.0f;
   Expr score = f.scores(row, key, tile, h, b);
-  if (f.bf16_dot) {
+  if (f.amx_scores) {
+    // A 16 x 16 tile of scores (16 queries x 16 keys) per tile instruction: k's rows as the tile
+    // rows, q in pairs as the second operand, 32 products per sum (Halide's AMX idiom). The scale
+    // applies to the sum, as with pairs.
+    f.scores(row, key, tile, h, b) += Halide::cast<float>(f.head_keys(rd, key, h, b)) *
+                                      Halide::cast<float>(f.query_pairs(rd % 2, row, rd / 2, tile, h, b));
+    score = score * score_scale(s, in);
+  } else if (f.bf16_dot) {
     // Pairs of bf16 products summed into fp32 (the idiom Halide turns into vdpbf16ps: the pair
     // element vectorized with an atomic update); q stays as given, the scale applies to the sum.
     f.over_dim_pairs = RDom({{0, 2}, {0, s.head_dim / 2}}, "over_dim_pairs");
@@ -153,7 +170,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
       s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, unchecked.masks);
   const Expr group_row = f.pv_group * pv_rows + f.group_row;
-  f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = 0.0f;
+  if (!f.amx_values) f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = 0.0f;
   if (f.bf16_dot) {
     // The tile's probabilities in bf16 pairs (pair element innermost: one 32-bit broadcast per
     // pair of keys), over the pairs of the tile's hull (so probs also over its keys' pair mates,
@@ -161,8 +178,42 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
     // gathers the 32 lanes one by one.
     f.prob_pairs(f.pair, row, f.key_pair, tile, h, b) =
         Halide::cast(Halide::BFloat(16), f.probs(row, 2 * f.key_pair + f.pair, tile, h, b));
-    pv_intervals = pair_intervals(pv_intervals);
   }
+  if (f.amx_values) {
+    // The whole blocks of 32 keys inside the group's plain interval (the keys all its rows keep)
+    // go to the tiles; the interval's keys before and after them stay plain keys, in pairs.
+    f.values_t = Func("values_t");
+    f.pv_tile = Func("pv_tile");
+    // Clamped both ways: with no whole block (Sk < 32) the region is empty, and its vectors,
+    // shifted inwards, start below key 0.
+    f.values_t(key, dv, h, b) = in.v_bf16(dv, h / group, Halide::clamp(key, 0, seq_k - 1), b);
+    std::vector<PvKeyInterval> rest;
+    Expr block_first = 0, block_end = 0;
+    for (const PvKeyInterval &interval : pv_intervals) {
+      if (interval.select) {
+        rest.push_back(interval);
+        continue;
+      }
+      // Blocks [block_first, block_end): keys [32 block_first, 32 block_end).
+      block_first = (interval.first + amx_reduction - 1) / amx_reduction;
+      block_end = Halide::max((interval.last + 1) / amx_reduction, block_first);
+      const Expr tiled_first = block_first * amx_reduction, tiled_end = block_end * amx_reduction;
+      rest.push_back({interval.first, Halide::min(interval.last, tiled_first - 1)});
+      rest.push_back({Halide::max(tiled_end, interval.first), interval.last});
+    }
+    pv_intervals = rest;
+    f.over_key_blocks = RDom({{0, amx_reduction}, {0, seq_k / amx_reduction}}, "over_key_blocks");
+    RDom &blocks = f.over_key_blocks;
+    blocks.where(group_in && blocks.y >= block_first && blocks.y < block_end);
+    const Expr tile_key = blocks.y * amx_reduction + blocks.x;
+    const Expr key_pair = blocks.y * (amx_reduction / 2) + blocks.x / 2;
+    f.pv_tile(f.group_row, dv, f.pv_group, tile, h, b) = 0.0f;
+    f.pv_tile(f.group_row, dv, f.pv_group, tile, h, b) +=
+        Halide::cast<float>(f.values_t(tile_key, dv, h, b)) *
+        Halide::cast<float>(f.prob_pairs(blocks.x % 2, group_row, key_pair, tile, h, b));
+    f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = f.pv_tile(f.group_row, dv, f.pv_group, tile, h, b);
+  }
+  if (f.bf16_dot) pv_intervals = pair_intervals(pv_intervals);
   for (size_t n = 0; n < pv_intervals.size(); ++n) {
     if (pv_intervals[n].pairs) {
       RDom pairs({{0, 2}, {0, (seq_k + 1) / 2}}, "over_group_pairs_" + std::to_string(n));
@@ -191,6 +242,55 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   return f;
 }
 
+namespace {
+
+// scores (an AMX Func: one 16 x 16 accumulator) computed per 16 x 16 tile of the stored blocks
+// (the logits, or with modifiers a copy of the scores), its sum over head_dim in steps of 32.
+// Halide stores a tile only where the store's index is a plain strided ramp: under a mask the
+// block's rows start at the tile's hull (a let in the index), and contiguous rows of 16 floats
+// collapse into one ramp; so each tile goes through a buffer of its own, rows 32 floats apart.
+void schedule_amx_scores(Func block, Func staged, Func scores, const Var &row, const Var &key,
+                         const RVar &over_head_dim) {
+  Var row_in("row_in"), key_in("key_in");
+  RVar dim_step("dim_step"), dim_in("dim_in");
+  block.tile(row, key, row_in, key_in, amx_tile_rows, amx_tile_rows).vectorize(row_in).vectorize(key_in);
+  staged.compute_at(block, row).bound_storage(row, 2 * amx_tile_rows).vectorize(row).vectorize(key);
+  scores.compute_at(block, row).store_in(Halide::MemoryType::AMXTile).vectorize(row).vectorize(key);
+  scores.update()
+      .tile(row, key, row_in, key_in, amx_tile_rows, amx_tile_rows, TailStrategy::GuardWithIf)
+      .split(over_head_dim, dim_step, dim_in, amx_reduction)
+      .reorder(dim_in, row_in, key_in, dim_step, row, key)
+      .atomic()
+      .vectorize(dim_in)
+      .vectorize(row_in)
+      .vectorize(key_in);
+}
+
+// pv_tile (an AMX Func) per P.V register block, with its staged copy (rows 32 floats apart, as
+// schedule_amx_scores's), which row_pv's sums start from; over the key blocks 32 keys a step.
+void schedule_amx_values(Func pv_block, Func pv_tile, const Var &group_row, const Var &dv,
+                         const Var &pv_group, const RDom &over_key_blocks) {
+  Var row_in("row_in"), dv_in("dv_in");
+  Func staged = pv_tile.in();
+  staged.compute_at(pv_block, pv_group)
+      .bound_storage(group_row, 2 * amx_tile_rows)
+      .vectorize(group_row)
+      .vectorize(dv);
+  pv_tile.compute_at(pv_block, pv_group)
+      .store_in(Halide::MemoryType::AMXTile)
+      .vectorize(group_row)
+      .vectorize(dv);
+  pv_tile.update()
+      .tile(group_row, dv, row_in, dv_in, amx_tile_rows, amx_tile_rows, TailStrategy::GuardWithIf)
+      .reorder(over_key_blocks.x, row_in, dv_in, over_key_blocks.y, group_row, dv)
+      .atomic()
+      .vectorize(over_key_blocks.x)
+      .vectorize(row_in)
+      .vectorize(dv_in);
+}
+
+}  // namespace
+
 void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   const int lanes = t.vector_width;
   Var query_block("query_block"), query_in_tile("query_in_tile"), task("task");
@@ -198,7 +298,8 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // (otherwise head_keys and head_values are inline: the tiles read K and V in place).
   schedule_core_tasks(f.out, f.i, f.dv, f.h, f.b, query_block, query_in_tile, task, t);
   for (Func &check : f.value_checks) check.compute_root();
-  if (t.pack_head_rows) f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+  // A tile load reads 16 whole K rows: the task's copy of them (no clamp in the index), always.
+  if (t.pack_head_rows || f.amx_scores) f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
   if (f.bf16_dot) {
     // v in key pairs, per task (Sk x Dv x 2 bytes): every tile's P.V reads it.
     // Both rows of a pair loaded whole and stored interleaved (the pair unrolled: Halide merges
@@ -210,6 +311,8 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   } else if (t.pack_head_rows) {
     f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
   }
+  // v transposed per task, the tiles' rows (keys contiguous), as value_pairs.
+  if (f.amx_values) f.values_t.compute_at(f.out, task).vectorize(f.key, amx_tile_rows);
 
   // Everything else per query tile, in storage of one size for every tile of a call (constant
   // where it can be: on the stack; the rows over keys are Sk long, and the workspace cache hands
@@ -229,18 +332,26 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   // row is read once per tile.
   // Without modifiers the logits themselves are the stored register blocks: the mask's select
   // runs once per score, as each block is stored, not in both readers (the max and the exp).
-  Func score_block = f.has_modifiers ? f.scores.in() : f.logits;
+  // On AMX tiles each tile's sums are staged (schedule_amx_scores), and the stored blocks
+  // are computed per tile from them.
+  const bool stored_scores = f.has_modifiers;
+  Func staged = f.amx_scores ? f.scores.in() : Func();
+  Func score_block = f.has_modifiers ? (f.amx_scores ? staged.in() : f.scores.in()) : f.logits;
   per_tile(score_block);
-  if (f.bf16_dot) {
+  if (f.amx_scores) {
+    schedule_amx_scores(score_block, staged, f.scores, f.row, f.key, f.over_head_dim.x);
+  } else if (f.bf16_dot) {
     schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_dim_pairs.y, t, f.over_dim_pairs.x);
   } else {
     schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
   }
-  if (f.has_modifiers) per_tile(f.logits).vectorize(f.row, lanes);
+  if (stored_scores) per_tile(f.logits).vectorize(f.row, lanes);
   std::vector<Func> rows = {score_block, f.probs};
-  if (f.has_modifiers) rows.push_back(f.logits);
+  if (stored_scores) rows.push_back(f.logits);
+  // Past Sk by a register block's keys at most (a tile's 16 on AMX: Sk = 9 computes 16).
+  const int keys_past = f.amx_scores ? std::max(t.score_rows, amx_tile_rows) : t.score_rows;
   for (Func per_key : rows)
-    per_key.bound_storage(f.row, t.query_tile).bound_storage(f.key, f.seq_k + t.score_rows);
+    per_key.bound_storage(f.row, t.query_tile).bound_storage(f.key, f.seq_k + keys_past);
 
   // Row max, exp and row sum: vectors across the tile's queries, every vector unrolled inside
   // the key loop (independent chains), as the block core's.
@@ -275,6 +386,8 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
     }
   }
   schedule_pv_register_blocks(pv_block, f.row_pv, f.dv, f.group_row, f.pv_group, over_group_keys, t);
+  if (f.amx_values)
+    schedule_amx_values(pv_block, f.pv_tile, f.group_row, f.dv, f.pv_group, f.over_key_blocks);
 }
 
 }  // namespace attnc

@@ -14,6 +14,7 @@
 #include "attnc/half_bits.h"
 #include "attnc/probs_output.h"
 #include "attnc/projection.h"
+#include "attnc/projection_amx.h"
 #include "attnc/rope.h"
 #include "attnc/schedule_around_core_gpu.h"
 #include "attnc/schedule_cpu.h"
@@ -276,6 +277,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       in.q_bf16 = input("q");
       in.k_bf16 = input("k");
       in.v_bf16 = input("v");
+      in.amx_tiles = amx_tiles(get_target());
     }
     const attn::Spec core = core_spec();
     Func result;
@@ -301,8 +303,9 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
       result = split.out;
       with_lse = split.with_lse;
     } else if (whole_row_core(spec_) && std::string(core_path) != "blocks") {
-      RowsFuncs rows = define_core_rows(in, core, tiles_.query_tile, tiles_.pv_rows);
-      schedule_core_rows_cpu(rows, tiles_);
+      const CpuTiles rows_tiles = in.amx_tiles && amx_row_core(core) ? amx_core_tiles(tiles_) : tiles_;
+      RowsFuncs rows = define_core_rows(in, core, rows_tiles.query_tile, rows_tiles.pv_rows);
+      schedule_core_rows_cpu(rows, rows_tiles);
       result = rows.out;
       with_lse = rows.with_lse;
     } else {
@@ -581,6 +584,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   LinearFuncs linear(const Func &x, const Func &w, const Func &bias, int in_features, int rows,
                      const Expr &tokens, const std::string &name, const Func &x_bf16 = Func(),
                      const Func &w_bf16 = Func()) {
+    if (!gpu_ && x_bf16.defined() && amx_tiles(get_target()) && amx_linear_fits(in_features, rows))
+      return define_linear_amx(x_bf16, w_bf16, bias, in_features, tokens, name);
     if (!gpu_)
       return define_linear(x, w, bias, in_features, linear_panel_rows(tiles_, rows), name, x_bf16, w_bf16);
     Var c("c"), token("token"), batch("batch"), row("row");
@@ -598,6 +603,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   void schedule_linear(LinearFuncs &layer, int rows) {
     if (gpu_) {
       schedule_linear_gpu(layer, gpu_tiles_);
+    } else if (layer.amx) {
+      schedule_linear_amx(layer, tiles_, rows);
     } else {
       schedule_linear_cpu(layer, tiles_, rows);
     }

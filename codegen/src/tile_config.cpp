@@ -204,6 +204,17 @@ bool packs_head_rows(const attn::Spec &s) {
   return s.form == attn::Form::core && !keeps_narrow_rows(s);
 }
 
+bool amx_row_core(const attn::Spec &s) {
+  return s.head_dim % amx_reduction == 0 && s.head_dim_v % amx_tile_rows == 0;
+}
+
+CpuTiles amx_core_tiles(CpuTiles t) {
+  t.pv_rows = amx_tile_rows;
+  t.pv_vectors = 1;
+  t.pv_vector = amx_tile_rows;
+  return t;
+}
+
 bool whole_row_core(const attn::Spec &s) {
   return packs_head_rows(s);
 }

@@ -136,3 +136,20 @@ TEST_CASE("AVX2 tiles for the whole-row core: 32-query tiles, QK^T 2 x 6, PV 4 x
 }
 
 }  // namespace
+
+TEST_CASE("AMX tiles for the whole-row core: head dims in whole tiles, P.V groups of 16 x 16") {
+  CHECK(attnc::amx_row_core(spec_of("heads=12 head_dim=64 dtype=bf16")));
+  CHECK(attnc::amx_row_core(spec_of("heads=3 head_dim=32 head_dim_v=48 dtype=bf16")));
+  CHECK_FALSE(attnc::amx_row_core(spec_of("heads=2 head_dim=48 dtype=bf16")));               // 48 % 32
+  CHECK_FALSE(attnc::amx_row_core(spec_of("heads=4 head_dim=32 head_dim_v=8 dtype=bf16")));  // 8 % 16
+  for (const char *text :
+       {"heads=12 head_dim=64 dtype=bf16", "heads=4 head_dim=128 mask=causal dtype=bf16"}) {
+    CAPTURE(text);
+    const attn::Spec s = spec_of(text);
+    const attnc::CpuTiles t = attnc::amx_core_tiles(attnc::cpu_tiles(s, 16));
+    CHECK(t.pv_rows == attnc::amx_tile_rows);
+    CHECK(t.pv_vector * t.pv_vectors == attnc::amx_tile_rows);
+    CHECK(t.query_tile % attnc::amx_tile_rows == 0);
+    CHECK(attnc::tile_problem(s, t).empty());
+  }
+}

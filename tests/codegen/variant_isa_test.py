@@ -151,7 +151,8 @@ def main():
     libs = libraries(build)
     runtime_archives = found_runtimes + shared_runtimes(build)
     if not libs:
-        sys.exit(f"no x86 kernel library (a .a beside its manifest) under {build}")
+        print(f"skipped: no x86 kernel library (a .a beside its manifest) under {build}")
+        return 77
     jobs = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for archive, library, kernels in libs:

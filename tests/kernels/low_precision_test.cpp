@@ -254,6 +254,35 @@ TEST_CASE("rows with no kept key give exact zeros and lse -inf") {
   CHECK(structural_rows > 0);
 }
 
+TEST_CASE("NaN in the k and v of keys past the key length reaches no output") {
+  // Key lengths 37 and 64 of Sk = 100: the kept keys end inside a block of 32 keys (the AMX
+  // tiles' P.V step) and at a block's end, and every masked key's k and v hold NaN.
+  const Adjust nan_past_length = [](const attn::Spec &, Call &call, std::mt19937 &) {
+    IndexTensor &lengths = call.index_tensors.at("key_lengths");
+    lengths.logical(0) = 37;
+    lengths.logical(1) = 64;
+    for (const char *name : {"k", "v"}) {
+      Tensor &t = call.tensors.at(name);  // [B, Sk, kv_heads, D]
+      const int64_t per_key = t.shape()[2] * t.shape()[3], per_batch = t.shape()[1] * per_key;
+      for (int64_t n = 0; n < t.elements(); ++n)
+        if ((n % per_batch) / per_key >= lengths.logical(n / per_batch)) t.logical(n) = NAN;
+    }
+  };
+  int specs = 0;
+  for (const char *text : low_precision_specs) {
+    const attn::Spec spec = parse(text);
+    // Global tokens keep keys whatever the length: their NaN would rightly reach the outputs.
+    if (spec.form != attn::Form::core || !spec.mask.uses(attn::MaskOp::padding) ||
+        spec.mask.uses(attn::MaskOp::global_tokens))
+      continue;
+    const LowPrecisionCase c{text, 2, 70, 100, MaskShape::sq_sk, false};
+    CAPTURE(c);
+    check_low_precision(spec, run_case(c, nan_past_length));  // no NaN in out, within the pass rule
+    ++specs;
+  }
+  CHECK(specs > 0);
+}
+
 // Each logical element of the named f32 input, from value(row, column) of its [rows, columns] view
 // (column 0 for rank 1; the innermost dim is the column otherwise).
 void fill(Call &call, const std::string &name, const std::function<float(int64_t, int64_t)> &value) {

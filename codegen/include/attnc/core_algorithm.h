@@ -27,6 +27,8 @@ struct CoreInputs {
   // bf16 specs on targets with bf16 dot products (bf16_dot_products): q, k, v as stored, for the
   // cores that multiply them in pairs (vdpbf16ps); undefined otherwise.
   Halide::Func q_bf16, k_bf16, v_bf16;
+  // With q_bf16: the target multiplies bf16 on AMX tiles (amx_tiles), for the cores that can.
+  bool amx_tiles = false;
   // Prepended to the name of every Func the core defines, so that several cores (the block
   // form's head groups) can live in one pipeline, which needs its Funcs' names unique.
   std::string name_prefix;
@@ -35,6 +37,10 @@ struct CoreInputs {
 // Whether a target multiplies bf16 pairs into fp32 sums in one instruction (AVX-512 BF16:
 // vdpbf16ps on Zen 4/5 and Sapphire Rapids and later).
 bool bf16_dot_products(const Halide::Target &target);
+
+// Whether a target multiplies bf16 matrices on AMX tiles (tdpbf16ps: 16x16 fp32 sums over 32
+// products each, Sapphire Rapids and later): Halide's AVX512_SapphireRapids feature.
+bool amx_tiles(const Halide::Target &target);
 
 // The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
 // spans (window | global, say) gets one sweep per span, each an update of the state with its

@@ -32,6 +32,17 @@ struct RowsFuncs {
   Halide::Var pair{"pair"}, dim_pair{"dim_pair"}, key_pair{"key_pair"};
   Halide::RDom over_dim_pairs;
   std::vector<bool> group_keys_in_pairs;  // per update of row_pv
+  // QK^T on AMX tiles (in.amx_tiles, head_dim a multiple of 32, query_tile of 16): scores sums
+  // over_head_dim with k as the tiles' rows and q in pairs (Halide's tiled matmul pattern).
+  bool amx_scores = false;
+  // P.V on AMX tiles too (with amx_scores and pv_rows of 16): over the whole blocks of 32 keys
+  // that every row of a P.V group keeps, pv_tile(group_row, dv, pv_group, tile, h, b) sums
+  // values_t (v transposed: keys contiguous) times prob_pairs; row_pv starts from those sums
+  // and adds the group's other keys as without tiles.
+  bool amx_values = false;
+  Halide::Func values_t;  // values_t(key, dv, h, b) = v(dv, h / group, clamp(key, 0, Sk - 1), b), bf16
+  Halide::Func pv_tile;
+  Halide::RDom over_key_blocks;  // (x: key in block, y: block of 32 keys)
   Halide::Func query_pairs;  // query_pairs(pair, row, dim_pair, tile, h, b): q's bf16 elements 2 dim_pair + pair
   Halide::Func value_pairs;  // value_pairs(pair, dv, key_pair, h, b): v's bf16 rows 2 key_pair + pair, interleaved
   Halide::Func prob_pairs;   // prob_pairs(pair, row, key_pair, tile, h, b) = bf16(probs(row, 2 key_pair + pair))

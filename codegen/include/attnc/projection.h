@@ -19,6 +19,10 @@ struct LinearFuncs {
   Halide::Func inputs, weights;  // x and w as given: the GPU schedule stages chunks of them
   Halide::Func y;                // y(row, token, b), row in [0, rows)
   int panel_rows = 0;
+  // On AMX tiles (projection_amx.h): weights_t(pair, row, c) instead of panels, x's rows per
+  // task, and y = y_tile + bias with y_tile the tiles' sums.
+  bool amx = false;
+  Halide::Func x_rows, y_tile;
 };
 
 // x(c, token, b) with c in [0, in_features); w(c, row): weight row `row` of [rows, in_features];

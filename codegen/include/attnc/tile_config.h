@@ -110,6 +110,18 @@ bool packs_head_rows(const attn::Spec &resolved);
 // need no short pipeline: the whole-row core pads no keys.
 bool whole_row_core(const attn::Spec &resolved);
 
+// AMX tiles (tdpbf16ps): 16 x 16 fp32 sums, each over 32 bf16 products per instruction.
+constexpr int amx_tile_rows = 16;
+constexpr int amx_reduction = 32;
+
+// Whether the whole-row core's products fit AMX tiles: head_dim whole steps of 32, head_dim_v
+// whole tiles of 16 (else the core keeps its vdpbf16ps pairs).
+bool amx_row_core(const attn::Spec &resolved);
+
+// The whole-row core's tiles on AMX: P.V groups of 16 rows, each over one 16-wide slice of
+// head_dim_v (one tile of sums); the keys left to vector FMAs take the same 16 x 1 register block.
+CpuTiles amx_core_tiles(CpuTiles tiles);
+
 // The whole-row core holds query_tile x Sk scores and probabilities per thread (256 bytes per
 // key at 32 queries: 4 MiB at 16384 keys, 8 MiB more per thread at 32768). Past this many keys
 // those specs run the block core instead (<id>_blocks_v<i>), whose memory does not grow with Sk
