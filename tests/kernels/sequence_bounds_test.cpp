@@ -298,7 +298,10 @@ TEST_CASE("every cache index input at the int32 edges: refused and nothing writt
     for (int64_t b = 0; b < c.batch; ++b) inputs.push_back({"cache_seqlens", b});
     if (s.kv_cache == attn::KvCache::paged)
       for (int64_t e = 0; e < c.batch * c.max_pages; ++e) inputs.push_back({"block_table", e});
-    for (const auto &[name, element] : inputs) {
+    for (const std::pair<std::string, int64_t> &input : inputs) {
+      // Named copies, not structured bindings: Clang before 16 cannot capture those (CAPTURE).
+      const std::string name = input.first;
+      const int64_t element = input.second;
       for (int32_t value : edge_values(c.seq_q)) {
         CAPTURE(name);
         CAPTURE(element);
@@ -413,7 +416,8 @@ TEST_CASE("caches and outputs that share memory with another tensor are refused 
     std::vector<std::pair<std::string, std::string>> pairs = {{"out", "q"}};
     if (s.kv_cache != attn::KvCache::none) pairs.insert(pairs.end(), {{"v_cache", "k_cache"}, {"k_cache", "k_new"}});
     if (s.lse) pairs.push_back({"lse", "out"});
-    for (const auto &[written, other] : pairs) {
+    for (const std::pair<std::string, std::string> &pair : pairs) {
+      const std::string written = pair.first, other = pair.second;
       CAPTURE(written);
       CAPTURE(other);
       Override change{written, call.at(written).shape, {}, other};
