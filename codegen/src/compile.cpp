@@ -168,7 +168,8 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     k.id = attn::kernel_id(spec);
     if (!seen.insert(k.id).second) continue;
     k.spec_text = attn::to_string(spec);
-    k.targets = targets.targets;
+    for (const std::string &t : targets.targets)
+      if (amx_variant_pays(spec, t, targets.targets)) k.targets.push_back(t);
     for (const std::string &t : k.targets) {
       if (runs_on_gpu(Halide::Target(t))) {
         // One pipeline, the GPU block core at gpu_tiles() (CPU tunings do not apply); its host

@@ -58,6 +58,13 @@ std::string compute_path(const std::string &spec_text, const std::string &target
       return target.has_feature(Halide::Target::F16C) ? "f16 converted to fp32 (F16C), fp32 arithmetic"
                                                        : "f16 converted to fp32 in software, fp32 arithmetic";
     case attn::DType::bf16:
+      if (amx_tiles(target) && spec.form == attn::Form::block)
+        return "bf16 AMX tiles (tdpbf16ps) with fp32 sums in the q/k/v projections that fit them; the "
+               "core and the output projection on fp32 activations";
+      if (amx_tiles(target) && whole_row_core(spec) && amx_row_core(spec))
+        return "bf16 AMX tiles (tdpbf16ps) with fp32 sums for QK^T and P.V in the whole-row core (prefill up "
+               "to " +
+               std::to_string(whole_row_max_keys) + " keys; mask edges and partial key blocks in vdpbf16ps pairs); elsewhere bf16 converted to fp32";
       if (bf16_dot_products(target) && spec.form == attn::Form::block)
         return "bf16 dot products (vdpbf16ps) with fp32 sums in the q/k/v projections; the core and "
                "the output projection on fp32 activations";

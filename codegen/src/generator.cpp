@@ -120,11 +120,16 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     return Halide::cast(storage_type(), value);
   }
 
-  // bf16 q, k and v multiplied in pairs (vdpbf16ps) by the whole-row core; every other
+  // bf16 q, k and v multiplied as stored: in pairs (vdpbf16ps, Zen 4 class) or on AMX tiles
+  // (Sapphire Rapids class) by the whole-row core and the q/k/v projections; every other
   // pipeline and dtype converts to fp32 first.
   bool uses_bf16_dot_products() const {
-    return spec_.dtype == attn::DType::bf16 && !gpu_ && bf16_dot_products(get_target());
+    return spec_.dtype == attn::DType::bf16 && !gpu_ &&
+           (bf16_dot_products(get_target()) || amx_tiles(get_target()));
   }
+  // On an AMX target the products that cannot take tiles convert to fp32 instead of pairing:
+  // Intel cores run vdpbf16ps at half the FMA's rate (bf16_dot_products).
+  bool pairs_pay() const { return bf16_dot_products(get_target()); }
 
   // The bf16 input itself where the target multiplies bf16 pairs, else undefined.
   Func bf16_input(const std::string &name) { return uses_bf16_dot_products() ? input(name) : Func(); }
@@ -273,7 +278,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     }
     // bf16 pair products read q and k as stored; rotated values exist only in fp32, so rope and
     // paged specs take the fp32 path.
-    if (uses_bf16_dot_products() && spec_.rope == attn::Rope::none && !paged) {
+    if (uses_bf16_dot_products() && spec_.rope == attn::Rope::none && !paged &&
+        (pairs_pay() || amx_row_core(core_spec()))) {
       in.q_bf16 = input("q");
       in.k_bf16 = input("k");
       in.v_bf16 = input("v");
@@ -586,6 +592,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
                      const Func &w_bf16 = Func()) {
     if (!gpu_ && x_bf16.defined() && amx_tiles(get_target()) && amx_linear_fits(in_features, rows))
       return define_linear_amx(x_bf16, w_bf16, bias, in_features, tokens, name);
+    if (!gpu_ && !pairs_pay()) return define_linear(x, w, bias, in_features, linear_panel_rows(tiles_, rows), name);
     if (!gpu_)
       return define_linear(x, w, bias, in_features, linear_panel_rows(tiles_, rows), name, x_bf16, w_bf16);
     Var c("c"), token("token"), batch("batch"), row("row");

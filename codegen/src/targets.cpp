@@ -17,7 +17,11 @@ namespace {
 // Features are listed in full so the runtime check and the dispatch agree.
 const std::vector<std::string> &x86_dispatch_set() {
   static const std::vector<std::string> set = {
-      // Zen 4 / Zen 5 and Sapphire Rapids class: AVX-512 with bf16 and VNNI.
+      // Sapphire Rapids class and later Intel Xeons: AMX tiles for bf16 (only bf16 kernels carry
+      // it: amx_variant_pays). Needs the tile permission from Linux, which the runtime asks for.
+      "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_zen4-avx512_"
+      "sapphirerapids",
+      // Zen 4 / Zen 5: AVX-512 with bf16 and VNNI, compiled for LLVM's znver4 (which needs SSE4a).
       "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_zen4",
       // Skylake-X class AVX-512.
       "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake",
@@ -153,6 +157,16 @@ const char *llvm_cpu_features(std::string_view cpu) {
 }
 
 }  // namespace
+
+bool amx_variant_pays(const attn::Spec &resolved, const std::string &halide_target,
+                      const std::vector<std::string> &targets) {
+  const Halide::Target t(halide_target);
+  if (t.arch != Halide::Target::X86 || !t.has_feature(Halide::Target::AVX512_SapphireRapids)) return true;
+  int cpu_targets = 0;
+  for (const std::string &other : targets)
+    if (Halide::Target(other).arch == t.arch && !Halide::Target(other).has_gpu_feature()) ++cpu_targets;
+  return resolved.dtype == attn::DType::bf16 || cpu_targets == 1;
+}
 
 std::string required_cpu_features(const std::string &halide_target) {
   const Halide::Target t(halide_target);

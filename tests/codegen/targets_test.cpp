@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -84,13 +85,15 @@ TEST_CASE("each x86 variant requires what its LLVM CPU may emit, vendor extensio
     CAPTURE(t);
     const std::string needs = attnc::required_cpu_features(t);
     CAPTURE(needs);
-    const bool zen4 = t.find("avx512_zen4") != std::string::npos;
+    const bool amx = t.find("avx512_sapphirerapids") != std::string::npos;
+    const bool zen4 = t.find("avx512_zen4") != std::string::npos && !amx;
+    CHECK(lists(needs, "amx-tile") == amx);
     const bool avx2 = t.find("avx2") != std::string::npos;
     // LLVM's znver4 packs bytes with SSE4a's insertq, which no Intel CPU has (issue 36).
     CHECK(lists(needs, "sse4a") == zen4);
     // haswell and later: andn, shlx, lzcnt appear in kernels of every AVX2 variant.
     for (const char *scalar : {"bmi", "bmi2", "lzcnt", "movbe"}) CHECK(lists(needs, scalar) == avx2);
-    if (zen4) CHECK(lists(needs, "avx512vbmi2"));
+    if (zen4 || amx) CHECK(lists(needs, "avx512vbmi2"));
     if (t == x86.targets.back()) CHECK(needs.empty());
   }
   // A Sapphire Rapids target (AMX, AVX-512 FP16) asks for its tiles and half-precision arithmetic.
@@ -102,4 +105,17 @@ TEST_CASE("each x86 variant requires what its LLVM CPU may emit, vendor extensio
     CHECK(lists(spr, name));
   }
   CHECK_FALSE(lists(spr, "sse4a"));
+}
+
+TEST_CASE("the AMX variant is built for bf16 kernels only, unless it is the only CPU target") {
+  const attnc::TargetList host = attnc::expand_targets("x86");
+  REQUIRE(host.ok);
+  REQUIRE(host.targets.front().find("avx512_sapphirerapids") != std::string::npos);
+  attn::Spec f32 = attn::attention().with_heads(2).with_head_dim(32);
+  attn::Spec bf16 = f32.with_dtype(attn::DType::bf16);
+  CHECK_FALSE(attnc::amx_variant_pays(f32, host.targets.front(), host.targets));
+  CHECK(attnc::amx_variant_pays(bf16, host.targets.front(), host.targets));
+  for (size_t i = 1; i < host.targets.size(); ++i) CHECK(attnc::amx_variant_pays(f32, host.targets[i], host.targets));
+  const std::vector<std::string> alone = {host.targets.front()};
+  CHECK(attnc::amx_variant_pays(f32, alone.front(), alone));
 }
