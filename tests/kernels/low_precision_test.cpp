@@ -95,6 +95,12 @@ std::vector<const char *> isa_caps() {
     for (const std::string &t : selected) all += (all.empty() ? "" : "; ") + t;
     return all;
   }());
+#if defined(__x86_64__)
+  if (std::none_of(selected.begin(), selected.end(),
+                   [](const std::string &t) { return t.find("sapphirerapids") != std::string::npos; }))
+    MESSAGE("skipped: the AMX (bf16 tiles) variant, which runs only on a CPU with AMX (lscpu: amx_bf16) "
+            "whose kernels were built for it; this run has none");
+#endif
   return caps;
 }
 
