@@ -98,8 +98,9 @@ std::vector<const char *> isa_caps() {
 #if defined(__x86_64__)
   if (std::none_of(selected.begin(), selected.end(),
                    [](const std::string &t) { return t.find("sapphirerapids") != std::string::npos; }))
-    MESSAGE("skipped: the AMX (bf16 tiles) variant, which runs only on a CPU with AMX (lscpu: amx_bf16) "
-            "whose kernels were built for it; this run has none");
+    MESSAGE(
+        "skipped: the AMX (bf16 tiles) variant, which runs only on a CPU with AMX (lscpu: amx_bf16) "
+        "whose kernels were built for it; this run has none");
 #endif
   return caps;
 }
