@@ -1,0 +1,69 @@
+// The per-sequence family's own stages: appending to a KV cache, reading keys through pages or rotated.
+#include "attnc/pipeline_sequence.h"
+
+#include "attnc/rope.h"
+#include "attnc/schedule_around_core_gpu.h"
+
+namespace attnc {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::Var;
+
+PipelineOutputs build_cache_append(const PipelineContext &ctx) {
+  Var d("d"), g("g"), p("p"), b("b");
+  Func k = ctx.input_f32("k_new");
+  if (ctx.spec.rope != attn::Rope::none)
+    k = rope_rotated(
+        k, ctx.spec, [](Expr row, Expr) { return row; }, "k_new_rope", ctx.gpu);
+  Func k_slots("k_slots"), v_slots("v_slots");
+  k_slots(d, g, p, b) = ctx.to_storage(k(d, g, p, b));
+  v_slots(d, g, p, b) = ctx.input("v_new")(d, g, p, b);
+  if (ctx.gpu) {
+    schedule_head_rows_gpu(k_slots);
+    schedule_head_rows_gpu(v_slots);
+  } else {
+    k_slots.vectorize(d, lanes_dividing(ctx.spec.head_dim, ctx.tiles.vector_width));
+    v_slots.vectorize(d, lanes_dividing(ctx.spec.head_dim_v, ctx.tiles.vector_width));
+  }
+  return {{"k_slots", k_slots}, {"v_slots", v_slots}};
+}
+
+void sequence_keys(const PipelineContext &ctx, CoreInputs &in) {
+  const attn::Spec &spec = ctx.spec;
+  if (ctx.role == "paged") {
+    const int page = spec.page_size;
+    const Expr pages = ctx.extent("k_cache", 3);
+    Func table = ctx.input("block_table"), k_cache = ctx.input_f32("k_cache"),
+         v_cache = ctx.input_f32("v_cache");
+    Var d("d"), g("g"), j("j"), b("b");
+    // The entry checked every entry this sequence reads; the clamp is for bounds inference.
+    const Expr page_id = Halide::clamp(table(j / page, b), 0, pages - 1);
+    Func k("k_paged"), v("v_paged");
+    k(d, g, j, b) = k_cache(d, g, j % page, page_id);
+    v(d, g, j, b) = v_cache(d, g, j % page, page_id);
+    in.k = k;
+    in.v = v;
+    // Lk from a buffer's extent: the cores' RDoms over keys may not take their extents from a
+    // loaded value (a Func call).
+    in.seq_k = ctx.extent("key_count", 0);
+    return;
+  }
+  if (spec.rope == attn::Rope::none || spec.kv_cache != attn::KvCache::none) return;
+  Func keys = rope_rotated(
+      in.k, spec, [](Expr row, Expr) { return row; }, "k_rope", ctx.gpu);
+  Func rotated("k_rotated");
+  Var d("d"), g("g"), j("j"), b("b"), jb("jb");
+  rotated(d, g, j, b) = keys(d, g, j, b);
+  in.k = rotated;
+  if (ctx.gpu) {
+    schedule_head_rows_gpu(rotated);
+    return;
+  }
+  rotated.compute_root()
+      .fuse(j, b, jb)
+      .parallel(jb, 8, Halide::TailStrategy::GuardWithIf)
+      .vectorize(d, lanes_dividing(spec.head_dim, ctx.tiles.vector_width));
+}
+
+}  // namespace attnc
