@@ -130,6 +130,16 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
     args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
     args.push_back(tensor("v", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
     append_mask_inputs(s, "Sq", "Sk", args);
+    if (s.backward_pass) {
+      // The forward's out and lse, the loss's gradient by out; the gradients by q, k and v.
+      args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, false, t));
+      args.push_back(tensor("dout", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, false, t));
+      args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h, "H")}));
+      args.push_back(tensor("dq", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, true, t));
+      args.push_back(tensor("dk", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, true, t));
+      args.push_back(tensor("dv", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, t));
+      return args;
+    }
     args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true, t));
     if (s.lse) args.push_back(tensor("lse", {sym("B"), sym("Sq"), fix(h, "H")}, true));
     if (s.probs) args.push_back(tensor("probs", {sym("B"), fix(h, "H"), sym("Sq"), sym("Sk")}, true));

@@ -210,6 +210,11 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       if (v.blocks) v.blocks_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_blocks(spec, unit));
       v.packed = packs_head_rows(spec);
       if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, unit));
+      // A backward kernel is one pipeline for every shape (pipeline_backward.h).
+      if (spec.backward_pass) {
+        v.short_tiles.clear();
+        v.blocks = v.packed = false;
+      }
       k.variant_tiles.push_back(v);
     }
     k.required_cpu_features = k.variant_cpu_features.back();
@@ -230,7 +235,7 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     }
     if (spec.form == attn::Form::core) {
       // The same threshold for every target: the tile sizes' own (AVX2 and AVX-512 agree).
-      k.split_keys_max_queries = cpu_tiles(spec, 8).split_keys_max_queries;
+      k.split_keys_max_queries = spec.backward_pass ? 0 : cpu_tiles(spec, 8).split_keys_max_queries;
       k.heads = spec.heads;
     }
     kernels.push_back(std::move(k));

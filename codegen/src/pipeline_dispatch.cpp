@@ -2,6 +2,7 @@
 #include "attnc/pipeline_dispatch.h"
 
 #include "attnc/arguments.h"
+#include "attnc/pipeline_backward.h"
 #include "attnc/pipeline_block_core.h"
 #include "attnc/pipeline_block_form.h"
 #include "attnc/pipeline_core_form.h"
@@ -15,6 +16,7 @@ namespace attnc {
 PipelineFamily pipeline_family(const PipelineContext &ctx) {
   if (ctx.role == "append") return PipelineFamily::cache_append;
   if (ctx.spec.form != attn::Form::core) return PipelineFamily::block_form;
+  if (ctx.spec.backward_pass) return PipelineFamily::backward;
   if (ctx.core_path == "split_keys") return PipelineFamily::split_keys;
   if (!ctx.gpu && whole_row_core(ctx.spec) && ctx.core_path != "blocks")
     return PipelineFamily::whole_row_core;
@@ -33,6 +35,8 @@ std::string to_string(PipelineFamily family) {
       return "split_keys";
     case PipelineFamily::block_form:
       return "block_form";
+    case PipelineFamily::backward:
+      return "backward";
   }
   return "?";
 }
@@ -46,6 +50,7 @@ PipelineOutputs build_pipeline(const PipelineContext &ctx) {
   const PipelineFamily family = pipeline_family(ctx);
   if (family == PipelineFamily::cache_append) return build_cache_append(ctx);
   if (family == PipelineFamily::block_form) return build_block_form(ctx);
+  if (family == PipelineFamily::backward) return build_backward(ctx);
   const CoreInputs in = core_form_inputs(ctx);
   const attn::Spec core = ctx.core_spec();
   AttendedRows rows;

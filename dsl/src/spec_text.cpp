@@ -44,14 +44,15 @@ enum class Key {
   layout,
   probs,
   runtime_scale,
-  cross
+  cross,
+  backward
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
     "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross"};
+    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::cross) + 1);
+static_assert(key_count == static_cast<int>(Key::backward) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -177,6 +178,8 @@ class SpecBuilder {
         return set_bool(key, value, &Spec::with_runtime_scale);
       case Key::cross:
         return set_bool(key, value, &Spec::with_cross_attention);
+      case Key::backward:
+        return set_bool(key, value, &Spec::backward);
     }
     return bad(key, value, "is not handled");
   }
@@ -363,6 +366,7 @@ std::string to_string(const Spec &spec) {
   // Printed only when set, as align: older specs keep their text.
   if (s.runtime_scale) out += " runtime_scale=true";
   if (s.cross_attention) out += " cross=true";
+  if (s.backward_pass) out += " backward=true";
   return out;
 }
 

@@ -223,6 +223,14 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
              (c.a == 1 ? "kv_cache" : c.a == 2 ? "layout=varlen" : "head_groups") +
              ": probs [B, H, Sq, Sk] is one matrix per batch element of one head size, with no Sk per " +
              (c.a == 3 ? "head group" : "sequence");
+    case P::backward_unsupported:
+      return std::string("backward=true does not take ") +
+             (c.a == 1   ? "form=block: the backward kernel is the core form's (q, k, v given)"
+              : c.a == 2 ? "kv_cache: a cache is for inference"
+              : c.a == 3 ? "layout=varlen yet: pad the sequences to a batch (key_lengths) for now"
+              : c.a == 4 ? "probs=true: it recomputes the probabilities from q, k and lse itself"
+              : c.a == 5 ? "lse=true: lse is an input of the backward kernel (the forward's, with lse=true)"
+                         : "rope yet: rotate q and k before the kernel (and dq, dk back after it) for now");
     case P::page_too_large:
       return "kv_cache=paged(" + number(c.a) + "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " +
              number(c.a) + " * " + number(c.b) + " = " + std::to_string(int64_t{c.a} * c.b) +

@@ -15,6 +15,7 @@ enum class PipelineFamily {
   block_core,      // the other prefill: CPU "blocks" and every GPU prefill (pipeline_block_core.h)
   split_keys,      // core_path "split_keys": decode (pipeline_split_keys.h)
   block_form,      // x to out (pipeline_block_form.h)
+  backward,        // backward=true: dq, dk, dv of the core form (pipeline_backward.h)
 };
 
 PipelineFamily pipeline_family(const PipelineContext &ctx);

@@ -72,6 +72,7 @@ template <int rope_dim> struct rope_theta_and_rope_dim_need_rope;
 template <int unused> struct cross_attention_needs_the_block_form;
 template <int kv_cache_1_varlen_2_head_groups_3> struct probs_does_not_combine_with;
 template <int page_size, int kv_heads_times_head_dim> struct a_cache_page_must_hold_at_most_2147483647_elements;
+template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5_rope_6> struct backward_does_not_take;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -178,6 +179,7 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::cross_attention_needs_block_form) return (cross_attention_needs_the_block_form<a> *)nullptr;
   else if constexpr (problem == P::probs_with_sequence) return (probs_does_not_combine_with<a> *)nullptr;
   else if constexpr (problem == P::page_too_large) return (a_cache_page_must_hold_at_most_2147483647_elements<a, b> *)nullptr;
+  else if constexpr (problem == P::backward_unsupported) return (backward_does_not_take<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

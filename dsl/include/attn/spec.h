@@ -86,6 +86,10 @@ struct Spec {
   // Block form: keys and values come from a second input x_kv [B,Sk,d_model] (encoder-decoder
   // attention); queries and the output stay x's [B,Sq,d_model].
   bool cross_attention = false;
+  // backward=true: the backward kernel of the same spec's forward (issue 33): inputs the forward's
+  // plus out, dout [B,Sq,H,Dv] and the forward's lse [B,Sq,H]; outputs dq, dk, dv, shaped like q, k
+  // and v (a shared KV head's gradients summed over its query heads). The core form only.
+  bool backward_pass = false;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -191,6 +195,8 @@ struct Spec {
   constexpr Spec with_runtime_scale(bool on = true) const { return set_flag(&Spec::runtime_scale, on); }
   // The block form only (validation refuses it on a core spec).
   constexpr Spec with_cross_attention(bool on = true) const { return set_flag(&Spec::cross_attention, on); }
+  // The backward kernel of this spec (backward_pass).
+  constexpr Spec backward(bool on = true) const { return set_flag(&Spec::backward_pass, on); }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {

@@ -1,0 +1,54 @@
+// attnc/backward_algorithm.h: the attention backward (dq, dk, dv) the FlashAttention-2 way, as Halide stages.
+#pragma once
+
+#include <Halide.h>
+
+#include <vector>
+
+#include "attn/spec.h"
+#include "attnc/core_algorithm.h"
+
+namespace attnc {
+
+// The gradients of L through out = softmax(mask(mod(scale q.k))) v, from dout = dL/dout, the
+// forward's out and its row lse, with P recomputed rather than stored:
+//   delta = rowsum(dout * out); P = exp(logit - lse) where kept, else 0; dP = dout . v^T;
+//   dS = P * (dP - delta) where kept, else 0, times softcap's derivative 1 - tanh^2(s / c);
+//   dv = sum over a KV head's query heads and rows of P * dout;
+//   dk = scale * sum over the same of dS * q;  dq = scale * sum over keys of dS * k.
+// A masked pair's dS and P are exactly 0 and the products that meet a masked key's k or v are
+// selected away, so garbage in masked keys (NaN, infinities) reaches no gradient; a NaN at a kept
+// pair propagates. Two passes recompute P and dS: one per key tile for dk and dv (summing over
+// every query row of the KV head's query heads), one per query tile for dq (summing over keys).
+struct BackwardFuncs {
+  Halide::Var c{"c"}, d{"d"}, key{"key"}, i{"i"}, h{"h"}, g{"g"}, b{"b"};
+  // Inputs as the stages read them (f32), for the schedule.
+  Halide::Func q_scaled;  // q_scaled(d, h, i, b) = q * scale
+  Halide::Func keys_t;    // keys_t(key, d, g, b): k with keys innermost (a key tile's vectors)
+  Halide::Func values_t;  // values_t(key, c, g, b): v likewise
+  Halide::Func delta;     // delta(h, i, b) = sum over c of dout * out
+  // Per pass: the scores s (scaled q . k), dP, and the pair Tuple (P, dS wrt s) over
+  // (key, i, h, b). "kv" feeds dk and dv, "q" feeds dq.
+  Halide::Func scores_kv, dp_kv, pairs_kv;
+  Halide::Func scores_q, dp_q, pairs_q;
+  Halide::RDom over_head_dim, over_value_dim;  // for the kv pass
+  Halide::RDom over_head_dim_q, over_value_dim_q;
+  // kv_sums(c, g, key, b): Tuple (sum dS * q, sum P * dout) over c in [0, max(D, Dv)), summed by
+  // kv_block over over_rows (x: query row, y: query head within the KV head's group); kv_block is
+  // a register block's accumulators.
+  Halide::Func kv_block, kv_sums;
+  Halide::RDom over_rows;
+  // dq_sums(d, h, i, b): sum over over_keys of dS * k, summed by dq_block (a register block).
+  Halide::Func dq_block, dq_sums;
+  Halide::RDom over_keys;
+  Halide::Func dq, dk, dv;                 // as stored
+  std::vector<Halide::Func> value_checks;  // computed before any output (with_checked_lengths)
+  int column_lanes = 1;                    // lanes along c that divide both D and Dv
+};
+
+// in: q, k, v and the masks as in the forward; out, dout (dv, h, i, b) and lse (h, i, b) the
+// backward's own inputs; to_out rounds a gradient to the storage type.
+BackwardFuncs define_backward(const CoreInputs &in, const Halide::Func &out, const Halide::Func &dout,
+                              const Halide::Func &lse, const attn::Spec &resolved, int native_lanes);
+
+}  // namespace attnc
