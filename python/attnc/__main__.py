@@ -24,7 +24,7 @@ def _halide_library_dir():
     spec = importlib.util.find_spec("halide")
     if spec is None or not spec.submodule_search_locations:
         return None
-    found = pathlib.Path(list(spec.submodule_search_locations)[0]) / "lib64"
+    found = pathlib.Path(list(spec.submodule_search_locations)[0]).resolve() / "lib64"
     return found if (found / "libHalide.so").is_file() else None
 
 
