@@ -49,22 +49,17 @@ def write_wheel(stage, out_dir, version, halide_version, readme):
     for old in out_dir.glob("attnc-*.whl"):
         old.unlink()
     wheel = out_dir / f"attnc-{version}-{tag}.whl"
-    record = []
-    with zipfile.ZipFile(wheel.with_suffix(".partial"), "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted(p for p in package.rglob("*") if p.is_file() and p.suffix != ".pyc"):
-            name = path.relative_to(stage).as_posix()
-            data = path.read_bytes()
+    files = [(p.relative_to(stage).as_posix(), p.read_bytes(), p.stat().st_mode & 0o111)
+             for p in sorted(package.rglob("*")) if p.is_file() and p.suffix != ".pyc"]
+    files += [(name, text.encode(), 0) for name, text in extra.items()]
+    record = "".join(record_line(name, data) for name, data, _ in files) + f"{dist_info}/RECORD,,\n"
+    with zipfile.ZipFile(wheel.with_suffix(".partial"), "w") as z:
+        for name, data, executable in files + [(f"{dist_info}/RECORD", record.encode(), 0)]:
             info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             # pip keeps the executable bit of a regular file's mode here (bin/attnc).
-            info.external_attr = (stat.S_IFREG | (0o755 if path.stat().st_mode & 0o111 else 0o644)) << 16
+            info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             z.writestr(info, data)
-            record.append(record_line(name, data))
-        for name, text in extra.items():
-            z.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), text)
-            record.append(record_line(name, text.encode()))
-        record.append(f"{dist_info}/RECORD,,\n")
-        z.writestr(zipfile.ZipInfo(f"{dist_info}/RECORD", date_time=(2024, 1, 1, 0, 0, 0)), "".join(record))
     wheel.with_suffix(".partial").rename(wheel)
     return wheel
 
