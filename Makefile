@@ -7,7 +7,7 @@ HALIDE_DIR = $(shell $(VENV)/bin/python -c "import halide, os; print(os.path.joi
 CMAKE := $(VENV)/bin/cmake
 CTEST := $(VENV)/bin/ctest
 
-.PHONY: setup configure build test demo install bench check-sanitize fuzz sweep arm clean
+.PHONY: setup configure build test demo install wheel bench check-sanitize fuzz sweep arm clean
 
 setup:
 	@bash scripts/setup.sh
@@ -41,6 +41,12 @@ PREFIX ?= $(HOME)/.local/attnc
 install: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_package
 	@$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+# The Python wheel: the attnc generator, libattnc_runtime.so and the binding, depending on the halide
+# wheel for libHalide: build/wheel/attnc-<version>-py3-none-linux_x86_64.whl. Builds only what it holds.
+wheel: configure
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_wheel
+	@echo "pip install $$(ls $(BUILD)/wheel/attnc-*.whl)"
 
 # attnc against its peers (bench/run_bench.py, then scaling.py, paired.py, lowp_paired.py and
 # llm_bench.py). BENCH_ONLY=lowp times only issue 20's bf16 / f16 rows (and lowp_paired.py),

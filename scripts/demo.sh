@@ -2,7 +2,8 @@
 # The demo: build only what it runs, generate kernels for a spec, run the GPT-2 example
 # application and time a kernel through the standalone runtime tool. Called by `make demo`.
 # V=1 (or ATTNC_VERBOSE=1) shows the build's and the generator's own lines; otherwise a progress
-# line (scripts/build_progress.py) stands for them while the build runs.
+# line (scripts/build_progress.py) stands for them while the build runs, and one of the seconds so
+# far (scripts/command_progress.py) while attnc gen works.
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,8 +34,13 @@ fi
 
 echo
 echo "== 1. attnc gen: spec '$spec' for this machine's dispatch set"
-gen_out=$("$build/tools/attnc" gen --spec "$spec" -o "$out" --shared --basename demo_kernels)
-if [ "$verbose" != 0 ]; then echo "$gen_out"; else grep -E "^(kernel|generated) " <<<"$gen_out"; fi
+gen=("$build/tools/attnc" gen --spec "$spec" -o "$out" --shared --basename demo_kernels)
+if [ "$verbose" != 0 ]; then
+  "${gen[@]}"
+else  # attnc gen prints nothing while it works (one to three minutes): a line of the seconds so far
+  gen_out=$("$python" "$root/scripts/command_progress.py" "generating demo_kernels" "${gen[@]}")
+  grep -E "^(kernel|generated) " <<<"$gen_out"
+fi
 echo "files: $(ls "$out" | grep -E '^demo_kernels' | tr '\n' ' ')"
 
 echo

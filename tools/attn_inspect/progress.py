@@ -15,6 +15,7 @@ class Progress:
         self.done = 0
         self.shown_tenth = -1
         self.start = time.monotonic()
+        self.shown_seconds = 0
 
     def line(self, note=""):
         """'ablating heads [#########.....................] 24/72 L1.h11'."""
@@ -36,9 +37,21 @@ class Progress:
             self.stream.write(self.line(note) + "\n")
         self.stream.flush()
 
+    def tick(self, every=30):
+        """For one long step with no count (a command that prints nothing while it works): 'generating:
+        42 s', redrawn on a terminal at each call, a line each `every` seconds in a log or pipe."""
+        seconds = int(time.monotonic() - self.start)
+        if self.tty:
+            self.stream.write(f"\r{self.what}: {seconds} s\x1b[K")
+        elif seconds >= self.shown_seconds + every:
+            self.shown_seconds = seconds - seconds % every
+            self.stream.write(f"{self.what}: {self.shown_seconds} s\n")
+        self.stream.flush()
+
     def finish(self, note=""):
-        """'ablating heads: 72/72 in 20.4 s', on the progress line's place."""
-        count = f"{self.done}/{self.total}" if self.total else f"{self.done}"
+        """'ablating heads: 72/72 in 20.4 s' ('generating: done in 97.1 s' after tick), on the
+        progress line's place."""
+        count = f"{self.done}/{self.total}" if self.total else f"{self.done}" if self.done else "done"
         text = f"{self.what}: {count} in {time.monotonic() - self.start:.1f} s" + (f" {note}" if note else "")
         self.stream.write(("\r" + text + "\x1b[K\n") if self.tty else text + "\n")
         self.stream.flush()
