@@ -60,12 +60,12 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
     const Expr keep =
         key < seq_k &&
         lower_mask(s.mask, s.mask_block, MaskPoint{query_pos, key_at, row, h, b, key_length}, in.masks);
-    // As the probs output: logit <= lse for a kept key up to rounding; a NaN lse (a kept NaN
-    // score in the forward) makes the row NaN; strict, or LLVM folds lse - lse to 0.
+    // logit <= lse for a kept key up to rounding (the min absorbs it). A NaN lse (a kept NaN score
+    // in the forward) makes the row's P NaN by adding lse - lse (0 for a finite lse; strict, or
+    // LLVM folds it to 0): min(NaN, 0) is 0 on x86, and Halide compiles without IEEE NaNs, so a
+    // test of the lse could be folded away.
     const Expr row_lse = lse(h, row, b);
-    const Expr nan = Halide::strict_float(row_lse - row_lse);
-    const Expr p =
-        Halide::select(Halide::is_finite(row_lse), softmax_exp(Halide::min(logit - row_lse, 0.0f)), nan);
+    const Expr p = softmax_exp(Halide::min(logit - row_lse, 0.0f)) + Halide::strict_float(row_lse - row_lse);
     Expr ds = p * (dp(key, i, h, b) - f.delta(h, row, b));
     if (s.has_softcap) {
       // logit = c tanh(s / c): dlogit/ds = 1 - tanh^2(s / c). alibi and score_bias add: 1.
@@ -92,12 +92,14 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   f.kv_sums = Func("kv_sums");
   f.kv_sums(c, g, key, b) = f.kv_block(c, g, key, b);
 
-  // dq of a row: over every key. A masked pair's dS is 0 and its key's k may be garbage: selected.
+  // dq of a row: over every key. A masked pair's dS is 0 and its key's k may be garbage: selected
+  // by dS's bits (+0 or -0: skipped; NaN: kept), as a float compare may assume no NaN.
   f.over_keys = RDom(0, seq_k, "over_keys");
   const Expr ds_q = f.pairs_q(f.over_keys, i, h, b)[1];
+  const Expr nonzero = (Halide::reinterpret(Halide::UInt(32), ds_q) << 1) != Halide::cast<uint32_t>(0);
   f.dq_block = Func("dq_block");
   f.dq_block(d, h, i, b) = 0.0f;
-  f.dq_block(d, h, i, b) += Halide::select(ds_q != 0.0f, ds_q * in.k(d, h / group, f.over_keys, b), 0.0f);
+  f.dq_block(d, h, i, b) += Halide::select(nonzero, ds_q * in.k(d, h / group, f.over_keys, b), 0.0f);
   f.dq_sums = Func("dq_sums");
   f.dq_sums(d, h, i, b) = f.dq_block(d, h, i, b);
 

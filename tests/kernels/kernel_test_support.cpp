@@ -326,7 +326,7 @@ void add_runtime_inputs(const attn::Spec &s, Call &call, int batch, int seq_q, i
   }
 }
 
-Expected expected_result(const attn::Spec &s, const Call &call) {
+reference::Options reference_options(const attn::Spec &s, const Call &call) {
   auto view = [&](const char *name) {
     auto it = call.tensors.find(name);
     return it == call.tensors.end() ? reference::TensorView{} : it->second.view();
@@ -355,7 +355,15 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
     o.inputs.mask = it->second.view();
   o.inputs.alibi_slopes = view("alibi_slopes");
   o.inputs.score_bias = view("score_bias");
+  return o;
+}
 
+Expected expected_result(const attn::Spec &s, const Call &call) {
+  auto view = [&](const char *name) {
+    auto it = call.tensors.find(name);
+    return it == call.tensors.end() ? reference::TensorView{} : it->second.view();
+  };
+  const reference::Options o = reference_options(s, call);
   Expected e;
   auto take = [&e](reference::Result<double> exact, reference::Result<float> naive) {
     e.exact = std::move(exact.out);

@@ -133,6 +133,9 @@ struct Expected {
   std::vector<float> naive_probs;
 };
 Expected expected_result(const attn::Spec &resolved, const Call &call);
+// The reference's options for a call: the spec's mask and modifiers, the call's run-time inputs
+// and scale (views into the call: keep it alive while they are used).
+reference::Options reference_options(const attn::Spec &resolved, const Call &call);
 // The probabilities as the expected result, for compare() (its pass rule, applied to probs).
 Expected probs_expected(const Expected &expected);
 

@@ -1,0 +1,25 @@
+// backward_specs.h: the specs of attnc_backward_kernels (tests/kernels/CMakeLists.txt): each backward
+// kernel and its forward (the same spec with lse=true instead of backward=true).
+#pragma once
+
+namespace attnc::test {
+
+inline const char *const backward_specs[] = {
+    "heads=4 kv_heads=2 head_dim=24 mask=causal backward=true",
+    "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true "
+    "score_bias=tensor backward=true",
+    "heads=3 kv_heads=1 head_dim=32 mask=document&padding backward=true",
+    "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true backward=true",
+    "heads=2 head_dim=64 mask=none backward=true",
+};
+
+inline const char *const backward_forward_specs[] = {
+    "heads=4 kv_heads=2 head_dim=24 mask=causal lse=true",
+    "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true "
+    "score_bias=tensor lse=true",
+    "heads=3 kv_heads=1 head_dim=32 mask=document&padding lse=true",
+    "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true lse=true",
+    "heads=2 head_dim=64 mask=none lse=true",
+};
+
+}  // namespace attnc::test

@@ -1,0 +1,244 @@
+// backward=true against the fp64 backward reference and against central differences of the forward
+// kernel itself: masks, modifiers, GQA, Dv != D, fully masked rows, garbage in masked keys, NaN.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backward_reference.h"
+#include "backward_specs.h"
+#include "kernel_test_support.h"
+
+namespace {
+
+using namespace attnc::test;
+namespace ref = attnc::reference;
+
+struct Lengths {
+  int batch, seq_q, seq_k;
+};
+// Odd prefill sizes, more queries than keys (bottom-right alignment leaves rows with no key), one
+// query and one key, a decode-sized row, and sizes past a key tile and a query tile.
+constexpr Lengths lengths[] = {{2, 37, 45}, {1, 1, 1}, {2, 65, 17}, {3, 5, 70}, {1, 130, 129}};
+
+// The forward of a backward spec: the same spec with lse instead of backward.
+attn::Spec forward_of(attn::Spec spec) {
+  spec.backward_pass = false;
+  spec.lse = true;
+  return spec;
+}
+
+// The forward's call (q, k, v and the spec's run-time inputs, random), run.
+Call run_forward(const attn::Spec &backward, const Lengths &l, bool padded, std::mt19937 &rng) {
+  const attn::Spec forward = forward_of(backward);
+  Call call = make_core_call(forward, l.batch, l.seq_q, l.seq_k, padded, rng);
+  add_runtime_inputs(forward, call, l.batch, l.seq_q, l.seq_k, padded, MaskShape::b_one_sq_sk, rng);
+  const attn_kernel *kernel = find_kernel(forward);
+  REQUIRE(kernel != nullptr);
+  const attn_status status = call.run(kernel);
+  INFO("forward: ", status_name(status), ": ", last_error());
+  REQUIRE(status == ATTN_OK);
+  return call;
+}
+
+// The backward's call from a forward call: its inputs, out and lse as inputs, a random dout, and
+// dq, dk and dv holding the output sentinel.
+Call backward_call(const attn::Spec &spec, const Call &forward, bool padded, std::mt19937 &rng) {
+  Call call = forward;
+  const Tensor &q = forward.tensors.at("q"), &k = forward.tensors.at("k"), &v = forward.tensors.at("v");
+  Tensor dout(forward.tensors.at("out").shape(), padded, NAN);
+  dout.fill_normal(rng);
+  call.tensors.emplace("dout", std::move(dout));
+  call.tensors.emplace("dq", Tensor(q.shape(), padded, output_sentinel));
+  call.tensors.emplace("dk", Tensor(k.shape(), padded, output_sentinel));
+  call.tensors.emplace("dv", Tensor(v.shape(), padded, output_sentinel));
+  (void)spec;
+  return call;
+}
+
+struct Reference {
+  ref::Gradients<double> exact;
+  ref::Gradients<float> naive;
+};
+Reference reference_of(const attn::Spec &spec, const Call &call) {
+  const ref::Options o = reference_options(spec, call);
+  auto view = [&](const char *name) { return call.tensors.at(name).view(); };
+  return {ref::core_backward_reference(view("q"), view("k"), view("v"), view("dout"), o),
+          ref::core_backward_naive_f32(view("q"), view("k"), view("v"), view("dout"), o)};
+}
+
+// One gradient under the pass rule: max|g - exact| <= 2 max|naive - exact| + 1e-5.
+void check_gradient(const Call &call, const char *name, const std::vector<double> &exact,
+                    const std::vector<float> &naive) {
+  Expected e;
+  e.exact = exact;
+  e.naive = naive;
+  const Comparison c = compare(call.tensors.at(name), e);
+  const std::string gradient = name;
+  CAPTURE(gradient);
+  CAPTURE(c);
+  CHECK(c.pass());
+}
+
+int64_t nan_count(const Tensor &t) {
+  int64_t n = 0;
+  for (int64_t e = 0; e < t.elements(); ++e) n += std::isnan(t.logical(e));
+  return n;
+}
+
+TEST_CASE("the spec list matches the linked kernels") {
+  std::vector<std::string> all(std::begin(backward_specs), std::end(backward_specs));
+  all.insert(all.end(), std::begin(backward_forward_specs), std::end(backward_forward_specs));
+  check_spec_list(spec_list_drift(all), "backward_specs.h");
+}
+
+TEST_CASE("dq, dk and dv match the fp64 backward reference") {
+  int64_t cases = 0;
+  for (const char *spec_text : backward_specs) {
+    const attn::Spec spec = parse(spec_text);
+    const attn_kernel *kernel = find_kernel(spec);
+    REQUIRE(kernel != nullptr);
+    for (const Lengths &l : lengths) {
+      const std::string spec_name = spec_text;
+      CAPTURE(spec_name);
+      CAPTURE(l.batch);
+      CAPTURE(l.seq_q);
+      CAPTURE(l.seq_k);
+      const bool padded = l.seq_q % 2 == 1;
+      std::mt19937 rng(static_cast<unsigned>(l.seq_q * 131 + l.seq_k));
+      const Call forward = run_forward(spec, l, padded, rng);
+      Call call = backward_call(spec, forward, padded, rng);
+      const attn_status status = call.run(kernel);
+      INFO("backward: ", status_name(status), ": ", last_error());
+      REQUIRE(status == ATTN_OK);
+      const Reference r = reference_of(spec, call);
+      check_gradient(call, "dq", r.exact.dq, r.naive.dq);
+      check_gradient(call, "dk", r.exact.dk, r.naive.dk);
+      check_gradient(call, "dv", r.exact.dv, r.naive.dv);
+      ++cases;
+    }
+  }
+  CHECK(cases == 25);
+}
+
+TEST_CASE("a masked key's garbage reaches no gradient, and a masked key's dk and dv are 0") {
+  // Padding: batch b keeps keys [0, key_lengths[b]); every k and v past it is NaN.
+  const attn::Spec spec = parse(backward_specs[2]);
+  const attn_kernel *kernel = find_kernel(spec);
+  REQUIRE(kernel != nullptr);
+  const Lengths l{2, 9, 21};
+  std::mt19937 rng(11);
+  const attn::Spec forward = forward_of(spec);
+  Call call = make_core_call(forward, l.batch, l.seq_q, l.seq_k, false, rng);
+  add_runtime_inputs(forward, call, l.batch, l.seq_q, l.seq_k, false, MaskShape::b_one_sq_sk, rng);
+  IndexTensor &lengths_in = call.index_tensors.at("key_lengths");
+  lengths_in.logical(0) = 13;
+  lengths_in.logical(1) = 4;
+  int64_t poisoned = 0;
+  for (const char *name : {"k", "v"}) {
+    Tensor &t = call.tensors.at(name);
+    const int64_t per_key = t.elements() / (l.batch * l.seq_k);
+    for (int64_t n = 0; n < t.elements(); ++n) {
+      const int64_t key = (n / per_key) % l.seq_k, batch = n / (per_key * l.seq_k);
+      if (key >= lengths_in.logical(batch)) {
+        t.logical(n) = NAN;
+        ++poisoned;
+      }
+    }
+  }
+  REQUIRE(poisoned > 0);
+  REQUIRE(call.run(find_kernel(forward)) == ATTN_OK);
+  Call backward = backward_call(spec, call, false, rng);
+  REQUIRE(backward.run(kernel) == ATTN_OK);
+  for (const char *name : {"dq", "dk", "dv"}) {
+    const std::string gradient = name;
+    CAPTURE(gradient);
+    CHECK(nan_count(backward.tensors.at(name)) == 0);
+  }
+  int64_t masked_nonzero = 0, masked = 0;
+  for (const char *name : {"dk", "dv"}) {
+    const Tensor &t = backward.tensors.at(name);
+    const int64_t per_key = t.elements() / (l.batch * l.seq_k);
+    for (int64_t n = 0; n < t.elements(); ++n) {
+      const int64_t key = (n / per_key) % l.seq_k, batch = n / (per_key * l.seq_k);
+      if (key < lengths_in.logical(batch)) continue;
+      ++masked;
+      masked_nonzero += t.logical(n) != 0.0f;
+    }
+  }
+  CHECK(masked > 0);
+  CHECK(masked_nonzero == 0);
+}
+
+TEST_CASE("a NaN in a kept key propagates to the gradients of the rows that keep it") {
+  const attn::Spec spec = parse(backward_specs[4]);  // mask=none: every row keeps key 0
+  const Lengths l{1, 6, 10};
+  std::mt19937 rng(12);
+  Call forward = run_forward(spec, l, false, rng);
+  forward.tensors.at("k").logical(0) = NAN;  // batch 0, key 0, head 0, d 0
+  REQUIRE(forward.run(find_kernel(forward_of(spec))) == ATTN_OK);
+  Call call = backward_call(spec, forward, false, rng);
+  REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
+  // Head 0's rows: all of dq is NaN there; every dk and dv of KV head 0 too.
+  const Tensor &dq = call.tensors.at("dq");
+  int64_t head0_nan = 0, head0 = 0;
+  for (int64_t n = 0; n < dq.elements(); ++n) {
+    if ((n / spec.head_dim) % spec.heads != 0) continue;
+    ++head0;
+    head0_nan += std::isnan(dq.logical(n));
+  }
+  CHECK(head0 > 0);
+  CHECK(head0_nan == head0);
+  CHECK(nan_count(call.tensors.at("dv")) > 0);
+}
+
+// L(q, k, v) = sum(out * dout) through the forward kernel.
+double forward_loss(Call &forward, const attn_kernel *kernel, const Tensor &dout) {
+  REQUIRE(forward.run(kernel) == ATTN_OK);
+  const Tensor &out = forward.tensors.at("out");
+  double sum = 0;
+  for (int64_t n = 0; n < out.elements(); ++n) sum += double(out.logical(n)) * dout.logical(n);
+  return sum;
+}
+
+TEST_CASE("directional derivatives of the forward kernel agree with dq, dk and dv") {
+  for (const char *spec_text : backward_specs) {
+    const attn::Spec spec = parse(spec_text);
+    const std::string spec_name = spec_text;
+    CAPTURE(spec_name);
+    const Lengths l{2, 23, 31};
+    std::mt19937 rng(13);
+    Call forward = run_forward(spec, l, false, rng);
+    Call call = backward_call(spec, forward, false, rng);
+    REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
+    const attn_kernel *forward_kernel = find_kernel(forward_of(spec));
+    const Tensor &dout = call.tensors.at("dout");
+    for (auto [input, gradient] : {std::pair{"q", "dq"}, std::pair{"k", "dk"}, std::pair{"v", "dv"}}) {
+      const std::string name = input;
+      CAPTURE(name);
+      const Tensor x = forward.tensors.at(input), &grad = call.tensors.at(gradient);
+      Tensor plus = x, minus = x;
+      std::normal_distribution<float> normal;
+      const float eps = 1e-2f;
+      double predicted = 0;
+      for (int64_t n = 0; n < x.elements(); ++n) {
+        const float u = normal(rng);
+        plus.logical(n) = x.logical(n) + eps * u;
+        minus.logical(n) = x.logical(n) - eps * u;
+        predicted += (double(plus.logical(n)) - double(minus.logical(n))) * grad.logical(n);
+      }
+      forward.tensors.at(input) = plus;
+      const double up = forward_loss(forward, forward_kernel, dout);
+      forward.tensors.at(input) = minus;
+      const double down = forward_loss(forward, forward_kernel, dout);
+      forward.tensors.at(input) = x;
+      CAPTURE(up - down);
+      CAPTURE(predicted);
+      CHECK(std::abs((up - down) - predicted) <= 5e-3 * std::abs(predicted) + 1e-4);
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,27 @@
+// backward_reference.h: the fp64 attention backward (and its naive fp32 twin), written from the math.
+#pragma once
+
+#include <vector>
+
+#include "reference.h"
+
+namespace attnc::reference {
+
+// dq [B, Sq, H, D], dk [B, Sk, KVH, D], dv [B, Sk, KVH, Dv], dense.
+template <class T>
+struct Gradients {
+  std::vector<T> dq, dk, dv;
+};
+
+// The gradients of L = sum(out * dout) for out = core_reference(q, k, v, options): the softmax
+// recomputed from q and k (not from a kernel's lse), then per row dP = dout . v, D = sum P dP,
+// dS = P (dP - D) times softcap's 1 - tanh^2, dq = scale dS k, dk = scale dS q, dv = P dout; a KV
+// head's gradients summed over its query heads. Masked pairs contribute nothing (their k and v are
+// never read), rows with no kept key give zero.
+// dout: [B, Sq, H, Dv].
+Gradients<double> core_backward_reference(const TensorView &q, const TensorView &k, const TensorView &v,
+                                          const TensorView &dout, const Options &options);
+Gradients<float> core_backward_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v,
+                                         const TensorView &dout, const Options &options);
+
+}  // namespace attnc::reference
