@@ -20,10 +20,10 @@ TEST_CASE("probs does not combine with a kv cache, varlen or head groups") {
   CHECK(text_error("name=x heads=1 head_dim=16 kv_cache=paged(4) probs=true") ==
         "spec 'x': probs=true does not combine with kv_cache: probs [B, H, Sq, Sk] is one matrix per batch "
         "element of one head size, with no Sk per sequence");
-  CHECK(text_error("name=x heads=2 head_dim=16 kv_cache=contiguous probs=true").find(
-            "probs=true does not combine with kv_cache") != std::string::npos);
-  CHECK(text_error("name=x heads=2 head_dim=16 layout=varlen probs=true").find(
-            "probs=true does not combine with layout=varlen") != std::string::npos);
+  CHECK(text_error("name=x heads=2 head_dim=16 kv_cache=contiguous probs=true")
+            .find("probs=true does not combine with kv_cache") != std::string::npos);
+  CHECK(text_error("name=x heads=2 head_dim=16 layout=varlen probs=true")
+            .find("probs=true does not combine with layout=varlen") != std::string::npos);
   CHECK(text_error("name=x d_model=192 head_groups=1x128+1x64 form=block probs=true")
             .find("probs=true does not combine with head_groups") != std::string::npos);
   // Each feature without probs, and probs without them, stays valid.
@@ -31,10 +31,33 @@ TEST_CASE("probs does not combine with a kv cache, varlen or head groups") {
   CHECK(text_error("heads=2 head_dim=16 layout=varlen") == "ok");
   CHECK(text_error("d_model=192 head_groups=1x128+1x64 form=block") == "ok");
   CHECK(text_error("heads=2 head_dim=16 mask=causal probs=true") == "ok");
-  constexpr attn::Spec cached = attn::attention().with_heads(2).with_head_dim(16).with_kv_cache(
-      attn::KvCache::contiguous);
+  constexpr attn::Spec cached =
+      attn::attention().with_heads(2).with_head_dim(16).with_kv_cache(attn::KvCache::contiguous);
   static_assert(attn::check_spec(cached).ok());
   static_assert(attn::check_spec(cached.with_probs(true)).problem == attn::SpecProblem::probs_with_sequence);
+}
+
+TEST_CASE("backward takes the core form without a cache, varlen, probs, lse or rope, and says so") {
+  CHECK(text_error("name=x d_model=32 heads=2 form=block backward=true") ==
+        "spec 'x': backward=true does not take form=block: the backward kernel is the core form's (q, k, v "
+        "given)");
+  CHECK(text_error("heads=2 head_dim=16 kv_cache=contiguous backward=true")
+            .find("backward=true does not take kv_cache") != std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 layout=varlen backward=true")
+            .find("backward=true does not take layout=varlen") != std::string::npos);
+  CHECK(
+      text_error("heads=2 head_dim=16 probs=true backward=true").find("backward=true does not take probs") !=
+      std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 lse=true backward=true")
+            .find("lse=true: lse is an input of the backward kernel") != std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 rope=neox backward=true").find("backward=true does not take rope") !=
+        std::string::npos);
+  CHECK(text_error("heads=4 kv_heads=2 head_dim=16 head_dim_v=8 mask=causal&padding softcap=2 alibi=true "
+                   "score_bias=tensor runtime_scale=true dtype=bf16 backward=true") == "ok");
+  constexpr attn::Spec core = attn::attention().with_heads(2).with_head_dim(16);
+  static_assert(attn::check_spec(core.backward()).ok());
+  static_assert(attn::check_spec(core.backward().with_lse()).problem ==
+                attn::SpecProblem::backward_unsupported);
 }
 
 TEST_CASE("a cache page must fit the 2^31 - 1 elements of one tensor") {
@@ -46,17 +69,17 @@ TEST_CASE("a cache page must fit the 2^31 - 1 elements of one tensor") {
   }
   SUBCASE("just inside and just outside: P * kv_heads * max(D, Dv) <= 2147483647") {
     CHECK(text_error("heads=1 head_dim=1024 kv_cache=paged(2097151)") == "ok");
-    CHECK(text_error("name=x heads=1 head_dim=1024 kv_cache=paged(2097152)").find(
-              "2097152 * 1024 = 2147483648 elements") != std::string::npos);
+    CHECK(text_error("name=x heads=1 head_dim=1024 kv_cache=paged(2097152)")
+              .find("2097152 * 1024 = 2147483648 elements") != std::string::npos);
     // kv_heads multiplies the page; head_dim_v counts where it is the wider.
     CHECK(text_error("heads=8 kv_heads=8 head_dim=16 kv_cache=paged(16777216)").find("16777216 * 128") !=
           std::string::npos);
     CHECK(text_error("heads=8 kv_heads=4 head_dim=16 kv_cache=paged(16777216)") == "ok");  // kv heads count
     CHECK(text_error("heads=1 head_dim=127 kv_cache=paged(16777216)") == "ok");  // 2130706432 elements
-    CHECK(text_error("heads=1 head_dim=16 head_dim_v=128 kv_cache=paged(16777216)").find(
-              "16777216 * 128") != std::string::npos);
-    CHECK(text_error("heads=1 head_dim=128 head_dim_v=16 kv_cache=paged(16777216)").find(
-              "16777216 * 128") != std::string::npos);
+    CHECK(text_error("heads=1 head_dim=16 head_dim_v=128 kv_cache=paged(16777216)").find("16777216 * 128") !=
+          std::string::npos);
+    CHECK(text_error("heads=1 head_dim=128 head_dim_v=16 kv_cache=paged(16777216)").find("16777216 * 128") !=
+          std::string::npos);
   }
   SUBCASE("contiguous caches take their size at run time") {
     CHECK(text_error("heads=64 kv_heads=64 head_dim=1024 kv_cache=contiguous") == "ok");

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "attn/kernel_id.h"
 #include "attn/validate.h"
 #include "spec_cases.h"
 #include "test_support.h"
@@ -148,7 +149,7 @@ TEST_CASE("parse_spec rejects malformed pairs") {
   CHECK(spec_error("heads=12 head=64") ==
         "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, head_groups, form, "
         "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, rope, "
-        "rope_theta, rope_dim, layout, probs, runtime_scale, cross)");
+        "rope_theta, rope_dim, layout, probs, runtime_scale, cross, backward)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");
@@ -291,6 +292,22 @@ TEST_CASE("probs: printed only when on, parsed both ways") {
   const attn::ParseResult off = attn::parse_spec("heads=2 head_dim=16 probs=false");
   REQUIRE(off.ok);
   CHECK_FALSE(off.spec.probs);
+}
+
+TEST_CASE("backward: printed only when on, parsed both ways, its own kernel id") {
+  const attn::Spec plain = attn::attention().with_heads(2).with_head_dim(16).causal();
+  CHECK(attn::to_string(plain).find("backward") == std::string::npos);
+  const std::string text = attn::to_string(plain.backward());
+  CHECK(text.ends_with(" lse=false backward=true"));
+  const attn::ParseResult parsed = attn::parse_spec(text);
+  REQUIRE(parsed.ok);
+  CHECK(parsed.spec.backward_pass);
+  CHECK(attn_test::same_resolved(parsed.spec, plain.backward()));
+  CHECK(attn::kernel_id(plain.backward()) == attn::kernel_id(plain) + "_bwd");
+  const attn::ParseResult off = attn::parse_spec("heads=2 head_dim=16 backward=false");
+  REQUIRE(off.ok);
+  CHECK_FALSE(off.spec.backward_pass);
+  CHECK(spec_error("heads=2 head_dim=16 backward=yes") == "key 'backward': 'yes' is not one of true|false");
 }
 
 TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {

@@ -25,18 +25,19 @@ struct BackwardFuncs {
   // Inputs as the stages read them (f32), for the schedule.
   Halide::Func q_scaled;  // q_scaled(d, h, i, b) = q * scale
   Halide::Func keys_t;    // keys_t(key, d, g, b): k with keys innermost (a key tile's vectors)
+  Halide::Func keys;      // keys(d, g, key, b): k as given (dq's products)
   Halide::Func values_t;  // values_t(key, c, g, b): v likewise
   Halide::Func delta;     // delta(h, i, b) = sum over c of dout * out
-  // Per pass: the scores s (scaled q . k), dP, and the pair Tuple (P, dS wrt s) over
-  // (key, i, h, b). "kv" feeds dk and dv, "q" feeds dq.
+  // Per pass: the scores s (scaled q . k) and dP over (key, i, h, b); "kv" feeds dk and dv
+  // through pairs_kv, Tuple (P, X) with dS = P * X, and "q" feeds dq through ds_q (dS).
   Halide::Func scores_kv, dp_kv, pairs_kv;
-  Halide::Func scores_q, dp_q, pairs_q;
+  Halide::Func scores_q, dp_q, ds_q;
   Halide::RDom over_head_dim, over_value_dim;  // for the kv pass
   Halide::RDom over_head_dim_q, over_value_dim_q;
   // kv_sums(c, g, key, b): Tuple (sum dS * q, sum P * dout) over c in [0, max(D, Dv)), summed by
-  // kv_block over over_rows (x: query row, y: query head within the KV head's group); kv_block is
-  // a register block's accumulators.
-  Halide::Func kv_block, kv_sums;
+  // dk_block and dv_block (register blocks' accumulators) over over_rows (x: query row, y: query
+  // head within the KV head's group).
+  Halide::Func dk_block, dv_block, kv_sums;
   Halide::RDom over_rows;
   // dq_sums(d, h, i, b): sum over over_keys of dS * k, summed by dq_block (a register block).
   Halide::Func dq_block, dq_sums;
@@ -44,6 +45,7 @@ struct BackwardFuncs {
   Halide::Func dq, dk, dv;                 // as stored
   std::vector<Halide::Func> value_checks;  // computed before any output (with_checked_lengths)
   int column_lanes = 1;                    // lanes along c that divide both D and Dv
+  int head_dim = 0, value_dim = 0;
 };
 
 // in: q, k, v and the masks as in the forward; out, dout (dv, h, i, b) and lse (h, i, b) the
