@@ -11,6 +11,8 @@ inline const char *const backward_specs[] = {
     "heads=3 kv_heads=1 head_dim=32 mask=document&padding backward=true",
     "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true backward=true",
     "heads=2 head_dim=64 mask=none backward=true",
+    "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 backward=true",
+    "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 backward=true",
 };
 
 inline const char *const backward_forward_specs[] = {
@@ -20,6 +22,8 @@ inline const char *const backward_forward_specs[] = {
     "heads=3 kv_heads=1 head_dim=32 mask=document&padding lse=true",
     "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true lse=true",
     "heads=2 head_dim=64 mask=none lse=true",
+    "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 lse=true",
+    "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 lse=true",
 };
 
 }  // namespace attnc::test

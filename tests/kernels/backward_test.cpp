@@ -10,6 +10,7 @@
 #include "backward_reference.h"
 #include "backward_specs.h"
 #include "kernel_test_support.h"
+#include "low_precision.h"
 
 namespace {
 
@@ -88,39 +89,130 @@ int64_t nan_count(const Tensor &t) {
   return n;
 }
 
+// The instruction-set caps that select each variant the library has on this CPU (none: the best;
+// "avx2": the AVX2 one, where the best is another).
+std::vector<const char *> variant_caps() {
+  std::vector<const char *> caps = {nullptr};
+  const attn_kernel *kernel = find_kernel(parse(backward_specs[0]));
+  REQUIRE(kernel != nullptr);
+  const std::string best = attn_kernel_selected_target(kernel);
+  REQUIRE(attn_set_max_isa("avx2") == ATTN_OK);
+  const std::string capped = attn_kernel_selected_target(kernel);
+  REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
+  if (!capped.empty() && capped != best) caps.push_back("avx2");
+  MESSAGE("variants run: ", best, (caps.size() > 1 ? "; " + capped : std::string()));
+  return caps;
+}
+
 TEST_CASE("the spec list matches the linked kernels") {
   std::vector<std::string> all(std::begin(backward_specs), std::end(backward_specs));
   all.insert(all.end(), std::begin(backward_forward_specs), std::end(backward_forward_specs));
   check_spec_list(spec_list_drift(all), "backward_specs.h");
 }
 
-TEST_CASE("dq, dk and dv match the fp64 backward reference") {
+TEST_CASE("dq, dk and dv match the fp64 backward reference, on every variant") {
+  int64_t cases = 0;
+  for (const char *cap : variant_caps())
+    for (const char *spec_text : backward_specs) {
+      CAPTURE(std::string(cap ? cap : "none"));
+      REQUIRE(attn_set_max_isa(cap) == ATTN_OK);
+      const attn::Spec spec = parse(spec_text);
+      if (spec.dtype != attn::DType::f32) continue;
+      const attn_kernel *kernel = find_kernel(spec);
+      REQUIRE(kernel != nullptr);
+      for (const Lengths &l : lengths) {
+        const std::string spec_name = spec_text;
+        CAPTURE(spec_name);
+        CAPTURE(l.batch);
+        CAPTURE(l.seq_q);
+        CAPTURE(l.seq_k);
+        const bool padded = l.seq_q % 2 == 1;
+        std::mt19937 rng(static_cast<unsigned>(l.seq_q * 131 + l.seq_k));
+        const Call forward = run_forward(spec, l, padded, rng);
+        Call call = backward_call(spec, forward, padded, rng);
+        const attn_status status = call.run(kernel);
+        INFO("backward: ", status_name(status), ": ", last_error());
+        REQUIRE(status == ATTN_OK);
+        const Reference r = reference_of(spec, call);
+        check_gradient(call, "dq", r.exact.dq, r.naive.dq);
+        check_gradient(call, "dk", r.exact.dk, r.naive.dk);
+        check_gradient(call, "dv", r.exact.dv, r.naive.dv);
+        ++cases;
+      }
+      REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
+    }
+  CHECK(cases >= 25);
+}
+
+// A gradient of 16-bit storage, widened, against the exact one: the low-precision pass rule,
+// max |g - exact| <= 2 max |round(naive fp32) - exact| + 1e-5, no NaN, padding untouched.
+void check_low_precision_gradient(attn::DType dtype, const BitsTensor &got, const std::vector<double> &exact,
+                                  const std::vector<float> &naive, const char *name) {
+  Tensor widened(got.shape(), false, 0.0f);
+  for (int64_t n = 0; n < got.elements(); ++n) widened.logical(n) = from_bits(dtype, got.logical(n));
+  Expected e;
+  e.exact = exact;
+  for (float x : naive) e.naive.push_back(round_to(dtype, x));
+  const Comparison c = compare(widened, e);
+  const std::string gradient = name;
+  CAPTURE(gradient);
+  CAPTURE(c);
+  CHECK(c.pass());
+  CHECK(got.padding_intact());
+}
+
+TEST_CASE("f16 and bf16 backward kernels match the reference on the rounded inputs") {
   int64_t cases = 0;
   for (const char *spec_text : backward_specs) {
     const attn::Spec spec = parse(spec_text);
-    const attn_kernel *kernel = find_kernel(spec);
-    REQUIRE(kernel != nullptr);
+    if (spec.dtype == attn::DType::f32) continue;
     for (const Lengths &l : lengths) {
       const std::string spec_name = spec_text;
       CAPTURE(spec_name);
-      CAPTURE(l.batch);
       CAPTURE(l.seq_q);
       CAPTURE(l.seq_k);
-      const bool padded = l.seq_q % 2 == 1;
-      std::mt19937 rng(static_cast<unsigned>(l.seq_q * 131 + l.seq_k));
-      const Call forward = run_forward(spec, l, padded, rng);
-      Call call = backward_call(spec, forward, padded, rng);
-      const attn_status status = call.run(kernel);
+      const bool padded = l.seq_k % 2 == 1;
+      std::mt19937 rng(static_cast<unsigned>(l.seq_q * 7 + l.seq_k));
+      const attn::Spec forward = forward_of(spec);
+      Call f32 = make_core_call(forward, l.batch, l.seq_q, l.seq_k, padded, rng);
+      add_runtime_inputs(forward, f32, l.batch, l.seq_q, l.seq_k, padded, MaskShape::b_one_sq_sk, rng);
+      Call call = storage_call(forward, f32);  // rounds f32's q, k and v in place
+      REQUIRE(call.run(find_kernel(forward)) == ATTN_OK);
+      // dout rounded to the dtype, for the kernel (bits) and the references (its values).
+      Tensor dout(f32.tensors.at("out").shape(), padded, NAN);
+      dout.fill_normal(rng);
+      BitsTensor dout_bits(dout.shape(), dout.strides(), to_bits(spec.dtype, NAN));
+      for (int64_t n = 0; n < dout.elements(); ++n) {
+        dout_bits.logical(n) = to_bits(spec.dtype, dout.logical(n));
+        dout.logical(n) = from_bits(spec.dtype, dout_bits.logical(n));
+      }
+      call.bits_tensors.emplace("dout", dout_bits);
+      const uint16_t sentinel = to_bits(spec.dtype, output_sentinel);
+      for (auto [input, gradient] : {std::pair{"q", "dq"}, std::pair{"k", "dk"}, std::pair{"v", "dv"}}) {
+        const BitsTensor &x = call.bits_tensors.at(input);
+        call.bits_tensors.emplace(gradient, BitsTensor(x.shape(), x.strides(), sentinel));
+      }
+      const attn_status status = call.run(find_kernel(spec));
       INFO("backward: ", status_name(status), ": ", last_error());
       REQUIRE(status == ATTN_OK);
-      const Reference r = reference_of(spec, call);
-      check_gradient(call, "dq", r.exact.dq, r.naive.dq);
-      check_gradient(call, "dk", r.exact.dk, r.naive.dk);
-      check_gradient(call, "dv", r.exact.dv, r.naive.dv);
+      // The forward's out as the kernel stored it, widened: the naive implementation's D.
+      const BitsTensor &out_bits = call.bits_tensors.at("out");
+      Tensor out(out_bits.shape(), false, 0.0f);
+      for (int64_t n = 0; n < out.elements(); ++n)
+        out.logical(n) = from_bits(spec.dtype, out_bits.logical(n));
+      f32.tensors.insert_or_assign("dout", dout);
+      const ref::Options o = reference_options(spec, f32);
+      auto view = [&](const char *name) { return f32.tensors.at(name).view(); };
+      const auto exact = ref::core_backward_reference(view("q"), view("k"), view("v"), view("dout"), o);
+      const auto naive =
+          ref::core_backward_naive_f32(view("q"), view("k"), view("v"), view("dout"), o, out.view());
+      check_low_precision_gradient(spec.dtype, call.bits_tensors.at("dq"), exact.dq, naive.dq, "dq");
+      check_low_precision_gradient(spec.dtype, call.bits_tensors.at("dk"), exact.dk, naive.dk, "dk");
+      check_low_precision_gradient(spec.dtype, call.bits_tensors.at("dv"), exact.dv, naive.dv, "dv");
       ++cases;
     }
   }
-  CHECK(cases == 25);
+  CHECK(cases == 10);
 }
 
 TEST_CASE("a masked key's garbage reaches no gradient, and a masked key's dk and dv are 0") {
@@ -206,6 +298,7 @@ double forward_loss(Call &forward, const attn_kernel *kernel, const Tensor &dout
 TEST_CASE("directional derivatives of the forward kernel agree with dq, dk and dv") {
   for (const char *spec_text : backward_specs) {
     const attn::Spec spec = parse(spec_text);
+    if (spec.dtype != attn::DType::f32) continue;  // fp32 forwards: their rounding is below the check's
     const std::string spec_name = spec_text;
     CAPTURE(spec_name);
     const Lengths l{2, 23, 31};

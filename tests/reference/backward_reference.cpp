@@ -10,7 +10,7 @@ namespace {
 
 template <class T>
 Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView &v, const TensorView &dout,
-                      const Options &o) {
+                      const Options &o, const TensorView &out_for_delta) {
   if (q.rank != 4 || k.rank != 4 || v.rank != 4 || dout.rank != 4)
     throw std::invalid_argument("backward reference: q, k, v and dout must be rank 4");
   const int64_t batch = q.shape[0], seq_q = q.shape[1], heads = q.shape[2], head_dim = q.shape[3];
@@ -67,6 +67,11 @@ Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView
           for (int64_t e = 0; e < head_dim_v; ++e) dp[j] += T(dout.at(b, i, h, e)) * T(v.at(b, j, kvh, e));
           delta += p[j] * dp[j];
         }
+        if (!out_for_delta.empty()) {
+          delta = 0;
+          for (int64_t e = 0; e < head_dim_v; ++e)
+            delta += T(dout.at(b, i, h, e)) * T(out_for_delta.at(b, i, h, e));
+        }
         for (int64_t j = 0; j < seq_k; ++j) {
           if (!kept[j]) continue;
           const T ds = p[j] * (dp[j] - delta) * cap[j];
@@ -89,12 +94,13 @@ Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView
 
 Gradients<double> core_backward_reference(const TensorView &q, const TensorView &k, const TensorView &v,
                                           const TensorView &dout, const Options &options) {
-  return backward<double>(q, k, v, dout, options);
+  return backward<double>(q, k, v, dout, options, TensorView{});
 }
 
 Gradients<float> core_backward_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v,
-                                         const TensorView &dout, const Options &options) {
-  return backward<float>(q, k, v, dout, options);
+                                         const TensorView &dout, const Options &options,
+                                         const TensorView &out_for_delta) {
+  return backward<float>(q, k, v, dout, options, out_for_delta);
 }
 
 }  // namespace attnc::reference

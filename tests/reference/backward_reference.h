@@ -21,7 +21,10 @@ struct Gradients {
 // dout: [B, Sq, H, Dv].
 Gradients<double> core_backward_reference(const TensorView &q, const TensorView &k, const TensorView &v,
                                           const TensorView &dout, const Options &options);
+// out_for_delta: empty, or the forward's out [B, Sq, H, Dv] as a kernel stored it (f16 / bf16
+// rounded), whose rowsum(dout * out) then stands for D as in a backward kernel given that out.
 Gradients<float> core_backward_naive_f32(const TensorView &q, const TensorView &k, const TensorView &v,
-                                         const TensorView &dout, const Options &options);
+                                         const TensorView &dout, const Options &options,
+                                         const TensorView &out_for_delta = TensorView{});
 
 }  // namespace attnc::reference
