@@ -16,7 +16,7 @@ using Halide::Func;
 using Halide::RDom;
 
 BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, const Func &dout, const Func &lse,
-                              const attn::Spec &s, int native_lanes) {
+                              const attn::Spec &s, const BackwardTiles &tiles) {
   BackwardFuncs f;
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   const Halide::Var &c = f.c, &d = f.d, &key = f.key, &i = f.i, &h = f.h, &g = f.g, &b = f.b;
@@ -24,8 +24,9 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   const int head_dim = s.head_dim, value_dim = s.head_dim_v, columns = std::max(head_dim, value_dim);
   const Expr seq_q = in.seq_q, seq_k = in.seq_k;
   const Expr scale = score_scale(s, in);
-  f.column_lanes = lanes_dividing(std::gcd(head_dim, value_dim), native_lanes);
+  f.column_lanes = tiles.column_lanes;
   f.head_dim = head_dim;
+  f.tiles = tiles;
   f.value_dim = value_dim;
 
   // Rows past Sq and keys past Sk (tiles that overhang them) read the last row or key; a key past
@@ -74,7 +75,8 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
     const Expr score = scores(key, i, h, b);
     const Expr logit = modified_logit(s, in, score, ScorePoint{query_pos, key, key_at, row, h, b});
     const Expr keep =
-        key < seq_k && lower_mask(s.mask, s.mask_block, MaskPoint{query_pos, key_at, row, h, b, key_length}, in.masks);
+        key < seq_k &&
+        lower_mask(s.mask, s.mask_block, MaskPoint{query_pos, key_at, row, h, b, key_length}, in.masks);
     // logit <= lse for a kept key up to rounding (the min absorbs it). A NaN lse (a kept NaN score
     // in the forward) makes the row's P NaN by adding lse - lse (0 for a finite lse; strict, or
     // LLVM folds it to 0): min(NaN, 0) is 0 on x86, and Halide compiles without IEEE NaNs, so a
@@ -96,35 +98,72 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   f.ds_q = Func("ds_q");
   f.ds_q(key, i, h, b) = q_pair.p * q_pair.x;
 
-  // dk and dv of a key: over every row of every query head that shares its KV head (rows inner).
-  f.over_rows = RDom(0, seq_q, 0, group, "over_rows");
-  const Expr row_r = f.over_rows.x, head_r = g * group + f.over_rows.y;
+  // Masked blocks are skipped: a block of query rows and a block of keys are visited only where the
+  // keys the mask may keep for those rows (key_spans' hull, bottom-right positions as the forward)
+  // meet the key block. query_lo: the first row; rows: how many.
+  auto meets = [&](const Expr &query_lo, int rows, const Expr &key_lo, int keys) {
+    const Expr first_pos =
+        query_lo + first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
+    const KeySpans spans =
+        key_spans(s.mask, s.mask_block, first_pos, first_pos + rows - 1, b, seq_k, unchecked.masks);
+    if (!spans.bounded) return Halide::Internal::const_true();
+    const KeySpan hull = span_hull(spans.spans);
+    return hull.first <= key_lo + keys - 1 && hull.last >= key_lo && hull.first <= hull.last;
+  };
+
+  // dk and dv of a key tile kt (keys kt * key_tile + kr): summed over blocks of row_block query
+  // rows of every query head that shares the KV head, the blocks that meet the tile only; each
+  // block's sums (dk_part, dv_part) in registers, then added to the tile's.
+  const int key_tile = tiles.key_tile, row_block = tiles.row_block;
+  const Halide::Var &kr = f.kr, &kt = f.kt, &rb = f.rb;
+  const Expr tile_key = kt * key_tile + kr;
+  f.over_block_rows = RDom(0, row_block, 0, group, "over_block_rows");
+  const Expr row_r = rb * row_block + f.over_block_rows.x, head_r = g * group + f.over_block_rows.y;
+  f.over_block_rows.where(row_r < seq_q);
   const Expr c_d = columns == head_dim ? Expr(c) : Halide::min(c, head_dim - 1);
   const Expr c_v = columns == value_dim ? Expr(c) : Halide::min(c, value_dim - 1);
-  f.dk_block = Func("dk_block");
-  f.dk_block(c, g, key, b) = 0.0f;
-  const Halide::FuncRef pair = f.pairs_kv(key, row_r, head_r, b);
-  f.dk_block(c, g, key, b) += (pair[0] * pair[1]) * f.q_scaled(c_d, head_r, row_r, b);
-  f.dv_block = Func("dv_block");
-  f.dv_block(c, g, key, b) = 0.0f;
-  f.dv_block(c, g, key, b) += pair[0] * dout(c_v, head_r, row_r, b);
+  const Halide::FuncRef pair = f.pairs_kv(tile_key, row_r, head_r, b);
+  f.dk_part = Func("dk_part");
+  f.dk_part(c, kr, kt, rb, g, b) = 0.0f;
+  f.dk_part(c, kr, kt, rb, g, b) += (pair[0] * pair[1]) * f.q_scaled(c_d, head_r, row_r, b);
+  f.dv_part = Func("dv_part");
+  f.dv_part(c, kr, kt, rb, g, b) = 0.0f;
+  // The block's rows past Sq are skipped (the where above), but bounds do not know it: dout, an
+  // input, is read at a clamped row.
+  f.dv_part(c, kr, kt, rb, g, b) += pair[0] * dout(c_v, head_r, Halide::min(row_r, seq_q - 1), b);
+  f.over_row_blocks = RDom(0, (seq_q + row_block - 1) / row_block, "over_row_blocks");
+  const Expr rb_r = f.over_row_blocks.x;
+  f.over_row_blocks.where(meets(rb_r * row_block, row_block, kt * key_tile, key_tile));
   f.kv_sums = Func("kv_sums");
-  f.kv_sums(c, g, key, b) = Halide::Tuple(f.dk_block(c, g, key, b), f.dv_block(c, g, key, b));
+  f.kv_sums(c, kr, kt, g, b) = Halide::Tuple(0.0f, 0.0f);
+  f.kv_sums(c, kr, kt, g, b) =
+      Halide::Tuple(f.kv_sums(c, kr, kt, g, b)[0] + f.dk_part(c, kr, kt, rb_r, g, b),
+                    f.kv_sums(c, kr, kt, g, b)[1] + f.dv_part(c, kr, kt, rb_r, g, b));
 
-  // dq of a row: over every key (a masked pair's dS is 0, and its k is read finite).
-  f.over_keys = RDom(0, seq_k, "over_keys");
-  f.dq_block = Func("dq_block");
-  f.dq_block(d, h, i, b) = 0.0f;
-  f.dq_block(d, h, i, b) += f.ds_q(f.over_keys, i, h, b) * f.keys(d, h / group, f.over_keys, b);
+  // dq of a query tile t (rows t * query_tile + r): summed over chunks of key_chunk keys, the
+  // chunks that meet the tile's keys only; each chunk's sums (dq_part) in registers. A masked
+  // pair's dS is 0, and its k is read finite.
+  const int query_tile = tiles.query_tile, key_chunk = tiles.key_chunk;
+  const Halide::Var &r = f.r, &t = f.t, &kc = f.kc;
+  f.over_chunk_keys = RDom(0, key_chunk, "over_chunk_keys");
+  const Expr key_r = kc * key_chunk + f.over_chunk_keys.x;
+  f.over_chunk_keys.where(key_r < seq_k);
+  f.dq_part = Func("dq_part");
+  f.dq_part(d, r, t, kc, h, b) = 0.0f;
+  f.dq_part(d, r, t, kc, h, b) += f.ds_q(key_r, t * query_tile + r, h, b) * f.keys(d, h / group, key_r, b);
+  f.over_key_chunks = RDom(0, (seq_k + key_chunk - 1) / key_chunk, "over_key_chunks");
+  const Expr kc_r = f.over_key_chunks.x;
+  f.over_key_chunks.where(meets(t * query_tile, query_tile, kc_r * key_chunk, key_chunk));
   f.dq_sums = Func("dq_sums");
-  f.dq_sums(d, h, i, b) = f.dq_block(d, h, i, b);
+  f.dq_sums(d, r, t, h, b) = 0.0f;
+  f.dq_sums(d, r, t, h, b) += f.dq_part(d, r, t, kc_r, h, b);
 
   f.dq = Func("dq_stored");
-  f.dq(d, h, i, b) = in.to_out(f.dq_sums(d, h, i, b) * scale);
+  f.dq(d, h, i, b) = in.to_out(f.dq_sums(d, i % query_tile, i / query_tile, h, b) * scale);
   f.dk = Func("dk_stored");
-  f.dk(d, g, key, b) = in.to_out(f.kv_sums(d, g, key, b)[0]);
+  f.dk(d, g, key, b) = in.to_out(f.kv_sums(d, key % key_tile, key / key_tile, g, b)[0]);
   f.dv = Func("dv_stored");
-  f.dv(c, g, key, b) = in.to_out(f.kv_sums(c, g, key, b)[1]);
+  f.dv(c, g, key, b) = in.to_out(f.kv_sums(c, key % key_tile, key / key_tile, g, b)[1]);
   return f;
 }
 

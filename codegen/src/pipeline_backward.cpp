@@ -12,7 +12,7 @@ PipelineOutputs build_backward(const PipelineContext &ctx) {
     throw Halide::CompileError("attnc: backward=true has no GPU schedule yet; generate it for CPU targets");
   const CoreInputs in = core_form_inputs(ctx);
   BackwardFuncs f = define_backward(in, ctx.input_f32("out"), ctx.input_f32("dout"), ctx.input("lse"),
-                                    ctx.spec, ctx.tiles.vector_width);
+                                    ctx.spec, backward_tiles(ctx.spec, ctx.tiles));
   schedule_backward_cpu(f, ctx.tiles);
   return {{"dq", f.dq}, {"dk", f.dk}, {"dv", f.dv}};
 }

@@ -2,6 +2,8 @@
 #include "attnc/schedule_backward_cpu.h"
 
 #include <algorithm>
+#include <numeric>
+#include <utility>
 #include <vector>
 
 namespace attnc {
@@ -12,31 +14,32 @@ using Halide::LoopLevel;
 using Halide::TailStrategy;
 using Halide::Var;
 
-// Keys per dk/dv task and query rows per dq task: their pairs stay in L2 (key_tile x Sq x group
-// and query_tile x Sk (P, dS) pairs).
-constexpr int key_tile = 32;
-constexpr int query_tile = 16;
-
-// A register block of `outer` rows (keys for dk/dv, query rows for dq) x `vectors` vectors of
-// the inner dim (c or d), accumulated over the reduction: the vectors a block spans (the largest
-// divisor of the dim's vector count up to 4) and as many rows as the registers left hold.
-struct RegisterBlock {
-  int vectors, rows;
-};
-RegisterBlock register_block(int dim, int lanes, int registers) {
+// A register block over `dim` (c or d): the vectors it spans (the largest divisor of the dim's
+// vector count up to 4) and as many rows (keys or query rows) as the registers left hold.
+std::pair<int, int> register_block(int dim, int lanes, int registers) {
   const int total = dim / lanes;
   int vectors = std::min(total, 4);
   while (total % vectors != 0) --vectors;
-  const int rows = std::clamp((registers - vectors - 2) / vectors, 1, 8);
-  return {vectors, rows};
+  return {vectors, std::clamp((registers - vectors - 2) / vectors, 1, 8)};
 }
 
-// A pass's pairs over (key, i) tiles of two key vectors x rows, their scores and dP sums
-// computed per tile as register blocks: keys vectorized, rows unrolled, the reduction over
-// head_dim (value_dim) outermost.
+// A multiple of `unit` near `target`.
+int multiple_near(int target, int unit) {
+  return unit * std::max(1, (target + unit / 2) / unit);
+}
+
+// The rows of a pairs register block: two key vectors wide, as many rows as the registers hold.
+int pair_rows(int registers) {
+  return std::clamp((registers - 4) / 2, 1, 8);
+}
+
+// A pass's pairs tile computed at `at`: keys vectorized, in register blocks of two key vectors x
+// pair_rows rows whose scores and dP sums run with the reduction over head_dim (value_dim)
+// outermost.
 void schedule_pairs(Func pairs, Func scores, const Halide::RDom &over_d, Func dp, const Halide::RDom &over_v,
-                    const LoopLevel &at, const Var &key, const Var &i, const Var &h, int lanes, int registers) {
-  const int rows = std::clamp((registers - 4) / 2, 1, 8);
+                    const LoopLevel &at, const Var &key, const Var &i, const Var &h, int lanes,
+                    int registers) {
+  const int rows = pair_rows(registers);
   Var key_outer("key_outer"), key_inner("key_inner"), row_outer("row_outer"), row_inner("row_inner");
   pairs.compute_at(at)
       .split(key, key_outer, key_inner, 2 * lanes, TailStrategy::RoundUp)
@@ -57,14 +60,14 @@ void schedule_pairs(Func pairs, Func scores, const Halide::RDom &over_d, Func dp
   }
 }
 
-// An accumulator block computed at `at` over block.rows x block.vectors vectors, the reduction
-// outermost so that the sums stay in registers.
+// A block's sums computed at `at` over `rows` rows x `vectors` vectors of `inner`, the reduction
+// outermost so that they stay in registers.
 void schedule_register_block(Func sums, const LoopLevel &at, const Var &inner, const Var &outer,
-                             const std::vector<Halide::RVar> &reduction, const RegisterBlock &block, int lanes) {
+                             const std::vector<Halide::RVar> &reduction, int vectors, int rows, int lanes) {
   Var vector("vector"), lane("lane");
   sums.compute_at(at)
-      .bound_extent(inner, block.vectors * lanes)
-      .bound_extent(outer, block.rows)
+      .bound_extent(inner, vectors * lanes)
+      .bound_extent(outer, rows)
       .vectorize(inner, lanes)
       .unroll(inner)
       .unroll(outer);
@@ -75,7 +78,25 @@ void schedule_register_block(Func sums, const LoopLevel &at, const Var &inner, c
 
 }  // namespace
 
+BackwardTiles backward_tiles(const attn::Spec &s, const CpuTiles &t) {
+  BackwardTiles b{};
+  b.column_lanes = lanes_dividing(std::gcd(s.head_dim, s.head_dim_v), t.vector_width);
+  const auto [column_vectors, keys] =
+      register_block(std::max(s.head_dim, s.head_dim_v), b.column_lanes, t.vector_registers);
+  const auto [dim_vectors, rows] = register_block(s.head_dim, b.column_lanes, t.vector_registers);
+  b.column_vectors = column_vectors;
+  b.dim_vectors = dim_vectors;
+  b.key_block = keys;
+  b.key_tile = multiple_near(32, keys);
+  b.query_block = rows;
+  b.query_tile = multiple_near(16, rows);
+  b.row_block = 16;
+  b.key_chunk = 64;
+  return b;
+}
+
 void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
+  const BackwardTiles &bt = f.tiles;
   const int lanes = t.vector_width, columns = f.column_lanes;
   const Var &c = f.c, &d = f.d, &key = f.key, &i = f.i, &h = f.h, &g = f.g, &b = f.b;
   for (Func &check : f.value_checks) check.compute_root();
@@ -83,46 +104,50 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
 
   f.q_scaled.compute_root().fuse(i, b, rows).parallel(rows).vectorize(d, columns);
   f.keys_t.compute_root().fuse(g, b, tasks).parallel(tasks).vectorize(key, lanes);
+  f.keys.compute_root().fuse(key, b, rows).parallel(rows).vectorize(d, columns);
   f.values_t.compute_root().fuse(g, b, tasks).parallel(tasks).vectorize(key, lanes);
   f.delta.compute_root().fuse(i, b, rows).parallel(rows);
 
-  // dk and dv: a task per key tile of one KV head. Its pairs over every row of the KV head's
-  // query heads first, then register blocks of keys x columns, summed over those rows.
-  const RegisterBlock kv = register_block(std::max(f.head_dim, f.value_dim), columns, t.vector_registers);
-  Var tile("tile"), key_in("key_in"), key_block("key_block"), key_reg("key_reg"), column_block("column_block");
-  Var column("column");
-  f.kv_sums.compute_root()
-      .split(key, tile, key_in, key_tile, TailStrategy::GuardWithIf)
-      .split(key_in, key_block, key_reg, kv.rows, TailStrategy::GuardWithIf)
-      .split(c, column_block, column, kv.vectors * columns)
-      .reorder(column, key_reg, column_block, key_block, tile, g, b)
-      .fuse(tile, g, tasks)
+  // dk and dv: a task per key tile of one KV head. Per block of query rows that meets the tile:
+  // its pairs (key_tile x row_block x the group's heads), then register blocks of keys x columns
+  // summed over the block's rows, added to the tile's sums.
+  const Var &kr = f.kr, &kt = f.kt;
+  Var key_block("key_block"), key_reg("key_reg"), column_block("column_block"), column("column");
+  f.kv_sums.compute_root().fuse(kt, g, tasks).fuse(tasks, b, tasks).parallel(tasks).vectorize(c, columns);
+  const Halide::RVar row_blocks = f.over_row_blocks.x;
+  f.kv_sums.update()
+      .split(kr, key_block, key_reg, bt.key_block)
+      .split(c, column_block, column, bt.column_vectors * columns)
+      .reorder(column, key_reg, column_block, key_block, row_blocks, kt, g, b)
+      .fuse(kt, g, tasks)
       .fuse(tasks, b, tasks)
       .parallel(tasks)
       .vectorize(column, columns);
-  const std::vector<Halide::RVar> rows_reduction = {f.over_rows.x, f.over_rows.y};
-  for (Func block : {f.dk_block, f.dv_block})
-    schedule_register_block(block, LoopLevel(f.kv_sums, column_block), c, key, rows_reduction, kv, columns);
-  schedule_pairs(f.pairs_kv, f.scores_kv, f.over_head_dim, f.dp_kv, f.over_value_dim, LoopLevel(f.kv_sums, tasks),
-                 key, i, h, lanes, t.vector_registers);
+  const std::vector<Halide::RVar> block_rows = {f.over_block_rows.x, f.over_block_rows.y};
+  for (Func part : {f.dk_part, f.dv_part})
+    schedule_register_block(part, LoopLevel(f.kv_sums, column_block), c, kr, block_rows, bt.column_vectors,
+                            bt.key_block, columns);
+  schedule_pairs(f.pairs_kv, f.scores_kv, f.over_head_dim, f.dp_kv, f.over_value_dim,
+                 LoopLevel(f.kv_sums, row_blocks), key, i, h, lanes, t.vector_registers);
 
-  // dq: a task per query tile of one head. Its pairs over every key first, then register blocks
-  // of query rows x head_dim, summed over the keys.
-  const RegisterBlock qb = register_block(f.head_dim, columns, t.vector_registers);
-  Var query_tile_var("query_tile"), row_in("row_in"), row_block("row_block"), row_reg("row_reg");
-  Var dim_block("dim_block"), dim("dim");
-  f.dq_sums.compute_root()
-      .split(i, query_tile_var, row_in, query_tile, TailStrategy::GuardWithIf)
-      .split(row_in, row_block, row_reg, qb.rows, TailStrategy::GuardWithIf)
-      .split(d, dim_block, dim, qb.vectors * columns)
-      .reorder(dim, row_reg, dim_block, row_block, query_tile_var, h, b)
-      .fuse(query_tile_var, h, tasks)
+  // dq: a task per query tile of one head. Per chunk of keys that meets the tile: its dS
+  // (key_chunk x query_tile), then register blocks of rows x head_dim summed over the chunk.
+  const Var &r = f.r, &qt = f.t;
+  Var row_block("row_block"), row_reg("row_reg"), dim_block("dim_block"), dim("dim");
+  f.dq_sums.compute_root().fuse(qt, h, tasks).fuse(tasks, b, tasks).parallel(tasks).vectorize(d, columns);
+  const Halide::RVar key_chunks = f.over_key_chunks.x;
+  f.dq_sums.update()
+      .split(r, row_block, row_reg, bt.query_block)
+      .split(d, dim_block, dim, bt.dim_vectors * columns)
+      .reorder(dim, row_reg, dim_block, row_block, key_chunks, qt, h, b)
+      .fuse(qt, h, tasks)
       .fuse(tasks, b, tasks)
       .parallel(tasks)
       .vectorize(dim, columns);
-  schedule_register_block(f.dq_block, LoopLevel(f.dq_sums, dim_block), d, i, {f.over_keys.x}, qb, columns);
-  schedule_pairs(f.ds_q, f.scores_q, f.over_head_dim_q, f.dp_q, f.over_value_dim_q, LoopLevel(f.dq_sums, tasks),
-                 key, i, h, lanes, t.vector_registers);
+  schedule_register_block(f.dq_part, LoopLevel(f.dq_sums, dim_block), d, r, {f.over_chunk_keys.x},
+                          bt.dim_vectors, bt.query_block, columns);
+  schedule_pairs(f.ds_q, f.scores_q, f.over_head_dim_q, f.dp_q, f.over_value_dim_q,
+                 LoopLevel(f.dq_sums, key_chunks), key, i, h, lanes, t.vector_registers);
 
   for (Func *grad : {&f.dq, &f.dk, &f.dv}) {
     const Var inner = grad->args()[0], rows_var = grad->args()[2], batch = grad->args()[3];

@@ -20,8 +20,23 @@ namespace attnc {
 // selected away, so garbage in masked keys (NaN, infinities) reaches no gradient; a NaN at a kept
 // pair propagates. Two passes recompute P and dS: one per key tile for dk and dv (summing over
 // every query row of the KV head's query heads), one per query tile for dq (summing over keys).
+// The tile sizes the algorithm is written over (the schedule's: schedule_backward_cpu.h).
+struct BackwardTiles {
+  int key_tile;      // dk/dv: keys per task, a multiple of key_block
+  int key_block;     // dk/dv: keys per register block
+  int row_block;     // dk/dv: query rows per pairs tile (the unit a mask skips)
+  int query_tile;    // dq: query rows per task (the unit a mask skips), a multiple of query_block
+  int query_block;   // dq: rows per register block
+  int key_chunk;     // dq: keys per pairs tile (the unit a mask skips)
+  int column_lanes;  // lanes along c that divide both D and Dv
+  int column_vectors, dim_vectors;  // vectors per register block along c (dk/dv) and d (dq)
+};
+
 struct BackwardFuncs {
   Halide::Var c{"c"}, d{"d"}, key{"key"}, i{"i"}, h{"h"}, g{"g"}, b{"b"};
+  // Tile coordinates: kv pass key kt * key_tile + kr and query row block rb; dq pass row
+  // t * query_tile + r and key chunk kc.
+  Halide::Var kr{"kr"}, kt{"kt"}, rb{"rb"}, r{"r"}, t{"t"}, kc{"kc"};
   // Inputs as the stages read them (f32), for the schedule.
   Halide::Func q_scaled;  // q_scaled(d, h, i, b) = q * scale
   Halide::Func keys_t;    // keys_t(key, d, g, b): k with keys innermost (a key tile's vectors)
@@ -34,23 +49,26 @@ struct BackwardFuncs {
   Halide::Func scores_q, dp_q, ds_q;
   Halide::RDom over_head_dim, over_value_dim;  // for the kv pass
   Halide::RDom over_head_dim_q, over_value_dim_q;
-  // kv_sums(c, g, key, b): Tuple (sum dS * q, sum P * dout) over c in [0, max(D, Dv)), summed by
-  // dk_block and dv_block (register blocks' accumulators) over over_rows (x: query row, y: query
-  // head within the KV head's group).
-  Halide::Func dk_block, dv_block, kv_sums;
-  Halide::RDom over_rows;
-  // dq_sums(d, h, i, b): sum over over_keys of dS * k, summed by dq_block (a register block).
-  Halide::Func dq_block, dq_sums;
-  Halide::RDom over_keys;
+  // kv_sums(c, kr, kt, g, b): Tuple (sum dS * q, sum P * dout) over c in [0, max(D, Dv)), summed
+  // over the row blocks that meet the key tile (over_row_blocks) of dk_part / dv_part(c, kr, kt,
+  // rb, g, b), a row block's sums (x: row in the block, y: query head in the KV head's group).
+  Halide::Func dk_part, dv_part, kv_sums;
+  Halide::RDom over_row_blocks, over_block_rows;
+  // dq_sums(d, r, t, h, b): sum over the key chunks that meet the query tile (over_key_chunks) of
+  // dq_part(d, r, t, kc, h, b), a chunk's sums of dS * k.
+  Halide::Func dq_part, dq_sums;
+  Halide::RDom over_key_chunks, over_chunk_keys;
   Halide::Func dq, dk, dv;                 // as stored
   std::vector<Halide::Func> value_checks;  // computed before any output (with_checked_lengths)
   int column_lanes = 1;                    // lanes along c that divide both D and Dv
   int head_dim = 0, value_dim = 0;
+  BackwardTiles tiles{};
 };
 
 // in: q, k, v and the masks as in the forward; out, dout (dv, h, i, b) and lse (h, i, b) the
 // backward's own inputs; to_out rounds a gradient to the storage type.
 BackwardFuncs define_backward(const CoreInputs &in, const Halide::Func &out, const Halide::Func &dout,
-                              const Halide::Func &lse, const attn::Spec &resolved, int native_lanes);
+                              const Halide::Func &lse, const attn::Spec &resolved,
+                              const BackwardTiles &tiles);
 
 }  // namespace attnc
