@@ -40,6 +40,12 @@ set(low_precision_label arm)
 set(low_precision_test_args "--test-case-exclude=long keys*")
 include(low_precision_kernels.cmake)
 
+# The backward suite, a share (its first three specs) on both arm64 variants.
+set(backward_label arm)
+set(backward_share ON)
+include(backward_kernels.cmake)
+
 # What tests/arm builds of this tree before running label arm (make arm builds all of it).
 add_custom_target(attnc_arm_suites
-  DEPENDS attn_run kernels_arm_sweep_test kernels_arm_run_errors_test kernels_arm_dispatch_test kernels_low_precision_test)
+  DEPENDS attn_run kernels_arm_sweep_test kernels_arm_run_errors_test kernels_arm_dispatch_test kernels_low_precision_test
+          kernels_backward_test)

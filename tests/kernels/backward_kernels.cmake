@@ -1,0 +1,34 @@
+# The backward pass (backward=true, issue 33): each backward kernel with its forward (lse=true),
+# built for random_sweep_targets (the x86 tree: this CPU's AVX-512 variant and AVX2; the AArch64
+# tree: both arm64 variants), and the suite runs each variant. Included by CMakeLists.txt (label
+# kernels) and arm_suites.cmake (label arm, backward_share ON: the first three backward specs and
+# their forwards, as emulation is slow). Keep in step with backward_specs.h (the suite checks that
+# both lists agree).
+set(attnc_backward_specs_all
+    "heads=4 kv_heads=2 head_dim=24 mask=causal backward=true"
+    "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true score_bias=tensor backward=true"
+    "heads=3 kv_heads=1 head_dim=32 mask=document&padding backward=true"
+    "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true backward=true"
+    "heads=2 head_dim=64 mask=none backward=true"
+    "heads=4 kv_heads=2 head_dim=24 mask=causal lse=true"
+    "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true score_bias=tensor lse=true"
+    "heads=3 kv_heads=1 head_dim=32 mask=document&padding lse=true"
+    "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true lse=true"
+    "heads=2 head_dim=64 mask=none lse=true"
+    "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 backward=true"
+    "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 backward=true"
+    "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 lse=true"
+    "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 lse=true")
+if(backward_share)
+  list(SUBLIST attnc_backward_specs_all 0 3 attnc_backward_specs)
+  list(SUBLIST attnc_backward_specs_all 5 3 backward_forwards)
+  list(APPEND attnc_backward_specs ${backward_forwards})
+else()
+  set(attnc_backward_specs ${attnc_backward_specs_all})
+endif()
+attn_add_kernels(attnc_backward_kernels SPECS ${attnc_backward_specs} TARGETS ${random_sweep_targets})
+attnc_add_test(kernels_backward_test LABEL ${backward_label} SOURCES backward_test.cpp
+  LIBS attnc_backward_kernels attnc_kernel_test_support)
+if(backward_share)
+  target_compile_definitions(kernels_backward_test PRIVATE ATTNC_BACKWARD_SHARE=3)
+endif()
