@@ -71,7 +71,8 @@ bench: configure
 	@if { [ -z "$(BENCH_ONLY)" ] || [ "$(BENCH_ONLY)" = llm ]; } && [ -z "$(BENCH_WORKLOADS)" ]; then \
 	  $(VENV)/bin/python bench/llm_bench.py $(BUILD); fi
 
-# ASan+UBSan over every suite (kernels included) and TSan over the concurrency and runtime suites,
+# ASan+UBSan over every suite (kernels and the Python binding's included) and TSan over the
+# concurrency and runtime suites,
 # in trees beside $(BUILD) that reuse its attnc (scripts/check_sanitize.sh).
 check-sanitize: build
 	@JOBS=$(JOBS) bash scripts/check_sanitize.sh $(BUILD)

@@ -3,7 +3,10 @@
 # borrow its attnc (libHalide and the emitted kernels stay uninstrumented).
 #
 #   scripts/check_sanitize.sh [PLAIN_BUILD]          make check-sanitize: ASan+UBSan tree with every
-#                                                    kernel suite, then a TSan tree (concurrency, runtime)
+#                                                    kernel suite and the Python binding's suites (the
+#                                                    ASan runtime preloaded into the project's Python:
+#                                                    tests/python/python_sanitize.cmake), then a TSan
+#                                                    tree (concurrency, runtime)
 #   scripts/check_sanitize.sh --quick [PLAIN_BUILD]  the share `make test` runs: ASan+UBSan tree without
 #                                                    tests/kernels (dsl, runtime, concurrency, fuzz targets)
 #   scripts/check_sanitize.sh --build-only [PLAIN_BUILD]   configure and build the quick tree only

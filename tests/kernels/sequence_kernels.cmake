@@ -16,6 +16,7 @@ attnc_add_test(kernels_sequence_test LABEL sequence SOURCES sequence_test.cpp
 # (issue 32): refused with nothing written, or the result of the call without the edge value.
 attnc_add_test(kernels_sequence_bounds_test LABEL sequence SOURCES sequence_bounds_test.cpp guarded_memory.cpp
   LIBS attnc_sequence_kernels attnc_kernel_test_support)
+attnc_add_refused_calls_test(kernels_sequence_refused_calls_test LABEL sequence LIBS attnc_sequence_kernels)
 # The same suite on the OpenCL variant (PoCL; label opencl): the cache append, the paged gather,
 # RoPE and the per-sequence calls on the GPU schedules. f32 specs only, as GPU variants take
 # dtype=f32 (SEQUENCE_F32_ONLY skips the others).
@@ -26,6 +27,8 @@ if(ATTNC_GPU_TESTS)
   attnc_add_test(kernels_opencl_sequence_test LABEL opencl SOURCES sequence_test.cpp
     LIBS attnc_opencl_sequence_kernels attnc_kernel_test_support)
   target_compile_definitions(kernels_opencl_sequence_test PRIVATE SEQUENCE_F32_ONLY=1)
+  attnc_add_refused_calls_test(kernels_opencl_sequence_refused_calls_test LABEL opencl GPU OPENCL
+    LIBS attnc_opencl_sequence_kernels)
   # attn-run on the OpenCL variant of tests/runtime's cache kernel: the in-out cache comes back
   # from the device into the caller's host tensors.
   attnc_generated_test_library(attnc_runtime_opencl_cache_kernels opencl_cache_library opencl_cache_library

@@ -2,6 +2,9 @@
 #include "opencl_app.h"
 
 #include <dlfcn.h>
+#include <doctest/doctest.h>
+
+#include "attn/runtime.h"
 
 namespace attnc::test {
 namespace {
@@ -72,6 +75,17 @@ bool OpenClApp::download(void *buffer, void *host, size_t bytes) {
 
 void OpenClApp::release(void *buffer) {
   if (auto release = symbol<Release>(library_, "clReleaseMemObject"); release && buffer) release(buffer);
+}
+
+OpenClApp &process_app() {
+  static OpenClApp instance;
+  static const bool set = [] {
+    REQUIRE_MESSAGE(instance.ok(), instance.why());
+    REQUIRE(attn_set_opencl_context(instance.context(), instance.queue()) == ATTN_OK);
+    return true;
+  }();
+  (void)set;
+  return instance;
 }
 
 }  // namespace attnc::test

@@ -34,4 +34,10 @@ class OpenClApp {
   std::string why_;
 };
 
+// One app for the whole test program, its context and queue given to attnc (attn_set_opencl_context)
+// on first use, which must come before any kernel runs: Halide keeps each kernel's program in the
+// context of its first call, and the runtime holds a process to that one. Fails the test (doctest
+// REQUIRE) where there is no OpenCL.
+OpenClApp &process_app();
+
 }  // namespace attnc::test

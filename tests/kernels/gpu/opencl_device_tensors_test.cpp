@@ -27,16 +27,7 @@ constexpr const char *masked_spec = "heads=2 kv_heads=1 head_dim=16 mask=documen
 constexpr const char *block_spec = "d_model=64 heads=2 form=block qkv=fused proj_bias=true mask=none";
 
 // The application: one context for the whole test program, given to attnc before any kernel runs.
-OpenClApp &app() {
-  static OpenClApp instance;
-  static const bool set = [] {
-    REQUIRE_MESSAGE(instance.ok(), instance.why());
-    REQUIRE(attn_set_opencl_context(instance.context(), instance.queue()) == ATTN_OK);
-    return true;
-  }();
-  (void)set;
-  return instance;
-}
+OpenClApp &app() { return process_app(); }
 
 struct AutoDevice {
   ~AutoDevice() { attn_set_device(nullptr); }
