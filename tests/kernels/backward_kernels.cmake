@@ -32,3 +32,7 @@ attnc_add_test(kernels_backward_test LABEL ${backward_label} SOURCES backward_te
 if(backward_share)
   target_compile_definitions(kernels_backward_test PRIVATE ATTNC_BACKWARD_SHARE=3)
 endif()
+# Every bad call of the backward kernels (and their forwards): its status, nothing written.
+if(NOT CMAKE_CROSSCOMPILING)
+  attnc_add_refused_calls_test(kernels_backward_refused_calls_test LABEL ${backward_label} LIBS attnc_backward_kernels)
+endif()
