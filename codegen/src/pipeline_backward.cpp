@@ -4,16 +4,19 @@
 #include "attnc/backward_algorithm.h"
 #include "attnc/pipeline_core_form.h"
 #include "attnc/schedule_backward_cpu.h"
+#include "attnc/schedule_backward_gpu.h"
 
 namespace attnc {
 
 PipelineOutputs build_backward(const PipelineContext &ctx) {
-  if (ctx.gpu)
-    throw Halide::CompileError("attnc: backward=true has no GPU schedule yet; generate it for CPU targets");
   const CoreInputs in = core_form_inputs(ctx);
-  BackwardFuncs f = define_backward(in, ctx.input_f32("out"), ctx.input_f32("dout"), ctx.input("lse"),
-                                    ctx.spec, backward_tiles(ctx.spec, ctx.tiles));
-  schedule_backward_cpu(f, ctx.tiles);
+  const BackwardTiles tiles = ctx.gpu ? backward_tiles_gpu(ctx.spec) : backward_tiles(ctx.spec, ctx.tiles);
+  BackwardFuncs f =
+      define_backward(in, ctx.input_f32("out"), ctx.input_f32("dout"), ctx.input("lse"), ctx.spec, tiles);
+  if (ctx.gpu)
+    schedule_backward_gpu(f, ctx.spec);
+  else
+    schedule_backward_cpu(f, ctx.tiles);
   return {{"dq", f.dq}, {"dk", f.dk}, {"dv", f.dv}};
 }
 

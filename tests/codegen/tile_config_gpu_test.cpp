@@ -7,6 +7,7 @@
 
 #include "attn/spec_text.h"
 #include "attn/validate.h"
+#include "attnc/schedule_backward_gpu.h"
 #include "attnc/schedule_gpu.h"
 
 namespace {
@@ -89,6 +90,38 @@ TEST_CASE("gpu_tiles: a split-keys block takes up to 8 query heads of one KV hea
   CHECK(attnc::gpu_tiles(spec("heads=2 head_dim=80 mask=none")).split_keys_lanes == 8);
   CHECK(attnc::gpu_tiles(spec("heads=2 head_dim=20 mask=none")).split_keys_lanes == 4);
   CHECK(attnc::gpu_tiles(spec("heads=2 head_dim=18 mask=none")).split_keys_lanes == 2);
+}
+
+TEST_CASE("backward_tiles_gpu: whole columns per thread, a row block's pairs within the shared budget") {
+  struct Case {
+    const char *text;
+    int column_vectors, dim_vectors, key_tile, row_block;
+  };
+  // Columns per thread: the fewest dividing max(D, Dv) in at most 8 threads (20: 4, 17: 17). The row
+  // block halves while 2 x 32 keys x rows x group floats exceed 32 KiB (group 32: 4 rows), then the
+  // key tile (group 256: 16 keys of 1 row).
+  for (const Case c : {Case{"heads=4 kv_heads=2 head_dim=24 mask=causal", 3, 3, 32, 16},
+                       Case{"heads=2 head_dim=16 head_dim_v=24 mask=none", 3, 2, 32, 16},
+                       Case{"heads=2 head_dim=20 head_dim_v=17 mask=none", 4, 4, 32, 16},
+                       Case{"heads=2 head_dim=17 mask=none", 17, 17, 32, 16},
+                       Case{"heads=32 kv_heads=1 head_dim=128 mask=causal", 16, 16, 32, 4},
+                       Case{"heads=256 kv_heads=1 head_dim=64 mask=none", 8, 8, 16, 1}}) {
+    CAPTURE(c.text);
+    const attn::Spec s = spec(c.text);
+    const attnc::BackwardTiles t = attnc::backward_tiles_gpu(s);
+    CHECK(t.column_vectors == c.column_vectors);
+    CHECK(t.dim_vectors == c.dim_vectors);
+    CHECK(t.key_tile == c.key_tile);
+    CHECK(t.row_block == c.row_block);
+    const int columns = std::max(s.head_dim, s.head_dim_v);
+    CHECK(columns % t.column_vectors == 0);  // no thread reads past a row
+    CHECK(s.head_dim % t.dim_vectors == 0);
+    CHECK(t.key_tile * (columns / t.column_vectors) <= attnc::gpu_core_threads);
+    CHECK(t.query_tile * (s.head_dim / t.dim_vectors) <= attnc::gpu_core_threads);
+    CHECK(attnc::gpu_backward_shared_floats(s, t) * 4 <= attnc::gpu_backward_shared_bytes);
+    CHECK(t.key_tile % t.key_block == 0);  // define_backward's rules
+    CHECK(t.query_tile % t.query_block == 0);
+  }
 }
 
 TEST_CASE("runs_on_gpu names the CUDA and OpenCL targets only") {

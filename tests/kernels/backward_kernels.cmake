@@ -1,9 +1,12 @@
 # The backward pass (backward=true, issue 33): each backward kernel with its forward (lse=true),
 # built for random_sweep_targets (the x86 tree: this CPU's AVX-512 variant and AVX2; the AArch64
 # tree: both arm64 variants), and the suite runs each variant. Included by CMakeLists.txt (label
-# kernels) and arm_suites.cmake (label arm, backward_share ON: the first three backward specs and
-# their forwards, as emulation is slow). Keep in step with backward_specs.h (the suite checks that
-# both lists agree).
+# kernels; again for OpenCL, label opencl, with backward_targets opencl and backward_name
+# opencl_backward, a share as PoCL is slow) and arm_suites.cmake (label arm, backward_share ON: the
+# first three backward specs and their forwards, as emulation is slow). backward_targets and
+# backward_name hold for one include (default random_sweep_targets and backward: the library
+# attnc_backward_kernels, the test kernels_backward_test). Keep in step with backward_specs.h (the
+# suite checks that both lists agree).
 set(attnc_backward_specs_all
     "heads=4 kv_heads=2 head_dim=24 mask=causal backward=true"
     "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true score_bias=tensor backward=true"
@@ -26,13 +29,22 @@ if(backward_share)
 else()
   set(attnc_backward_specs ${attnc_backward_specs_all})
 endif()
-attn_add_kernels(attnc_backward_kernels SPECS ${attnc_backward_specs} TARGETS ${random_sweep_targets})
-attnc_add_test(kernels_backward_test LABEL ${backward_label} SOURCES backward_test.cpp
-  LIBS attnc_backward_kernels attnc_kernel_test_support)
-if(backward_share)
-  target_compile_definitions(kernels_backward_test PRIVATE ATTNC_BACKWARD_SHARE=3)
+if(NOT DEFINED backward_targets)
+  set(backward_targets ${random_sweep_targets})
 endif()
-# Every bad call of the backward kernels (and their forwards): its status, nothing written.
-if(NOT CMAKE_CROSSCOMPILING)
+if(NOT DEFINED backward_name)
+  set(backward_name backward)
+endif()
+attn_add_kernels(attnc_${backward_name}_kernels SPECS ${attnc_backward_specs} TARGETS ${backward_targets})
+attnc_add_test(kernels_${backward_name}_test LABEL ${backward_label} SOURCES backward_test.cpp
+  LIBS attnc_${backward_name}_kernels attnc_kernel_test_support)
+if(backward_share)
+  target_compile_definitions(kernels_${backward_name}_test PRIVATE ATTNC_BACKWARD_SHARE=3)
+endif()
+# Every bad call of the backward kernels (and their forwards): its status, nothing written (the x86
+# tree's CPU library).
+if(NOT CMAKE_CROSSCOMPILING AND backward_name STREQUAL "backward")
   attnc_add_refused_calls_test(kernels_backward_refused_calls_test LABEL ${backward_label} LIBS attnc_backward_kernels)
 endif()
+unset(backward_targets)
+unset(backward_name)
