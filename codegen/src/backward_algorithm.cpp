@@ -27,6 +27,7 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   f.column_lanes = tiles.column_lanes;
   f.head_dim = head_dim;
   f.tiles = tiles;
+  f.group = group;
   f.value_dim = value_dim;
 
   // Rows past Sq and keys past Sk (tiles that overhang them) read the last row or key; a key past

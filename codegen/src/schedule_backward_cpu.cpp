@@ -35,12 +35,17 @@ int pair_rows(int registers) {
 
 // A pass's pairs tile computed at `at`: keys vectorized, in register blocks of two key vectors x
 // pair_rows rows whose scores and dP sums run with the reduction over head_dim (value_dim)
-// outermost.
+// outermost. keys x query_rows x heads: the tile's extent, for constant (stack) storage.
 void schedule_pairs(Func pairs, Func scores, const Halide::RDom &over_d, Func dp, const Halide::RDom &over_v,
-                    const LoopLevel &at, const Var &key, const Var &i, const Var &h, int lanes,
-                    int registers) {
+                    const LoopLevel &at, const Var &key, const Var &i, const Var &h, int lanes, int registers,
+                    int keys, int query_rows, int heads) {
   const int rows = pair_rows(registers);
+  auto round_up = [](int n, int unit) { return (n + unit - 1) / unit * unit; };
   Var key_outer("key_outer"), key_inner("key_inner"), row_outer("row_outer"), row_inner("row_inner");
+  pairs.bound_storage(key, round_up(keys, 2 * lanes))
+      .bound_storage(i, round_up(query_rows, rows))
+      .bound_storage(h, heads)
+      .bound_storage(pairs.args()[3], 1);
   pairs.compute_at(at)
       .split(key, key_outer, key_inner, 2 * lanes, TailStrategy::RoundUp)
       .split(i, row_outer, row_inner, rows, TailStrategy::RoundUp)
@@ -89,7 +94,8 @@ BackwardTiles backward_tiles(const attn::Spec &s, const CpuTiles &t) {
   b.key_block = keys;
   b.key_tile = multiple_near(32, keys);
   b.query_block = rows;
-  b.query_tile = multiple_near(16, rows);
+  // A multiple of the pairs' register block rows too, so that no pairs are computed past the tile.
+  b.query_tile = multiple_near(16, std::lcm(rows, pair_rows(t.vector_registers)));
   b.row_block = 16;
   b.key_chunk = 64;
   return b;
@@ -128,7 +134,8 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
     schedule_register_block(part, LoopLevel(f.kv_sums, column_block), c, kr, block_rows, bt.column_vectors,
                             bt.key_block, columns);
   schedule_pairs(f.pairs_kv, f.scores_kv, f.over_head_dim, f.dp_kv, f.over_value_dim,
-                 LoopLevel(f.kv_sums, row_blocks), key, i, h, lanes, t.vector_registers);
+                 LoopLevel(f.kv_sums, row_blocks), key, i, h, lanes, t.vector_registers, bt.key_tile,
+                 bt.row_block, f.group);
 
   // dq: a task per query tile of one head. Per chunk of keys that meets the tile: its dS
   // (key_chunk x query_tile), then register blocks of rows x head_dim summed over the chunk.
@@ -147,7 +154,8 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
   schedule_register_block(f.dq_part, LoopLevel(f.dq_sums, dim_block), d, r, {f.over_chunk_keys.x},
                           bt.dim_vectors, bt.query_block, columns);
   schedule_pairs(f.ds_q, f.scores_q, f.over_head_dim_q, f.dp_q, f.over_value_dim_q,
-                 LoopLevel(f.dq_sums, key_chunks), key, i, h, lanes, t.vector_registers);
+                 LoopLevel(f.dq_sums, key_chunks), key, i, h, lanes, t.vector_registers, bt.key_chunk,
+                 bt.query_tile, 1);
 
   for (Func *grad : {&f.dq, &f.dk, &f.dv}) {
     const Var inner = grad->args()[0], rows_var = grad->args()[2], batch = grad->args()[3];

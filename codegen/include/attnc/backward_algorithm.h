@@ -62,6 +62,7 @@ struct BackwardFuncs {
   std::vector<Halide::Func> value_checks;  // computed before any output (with_checked_lengths)
   int column_lanes = 1;                    // lanes along c that divide both D and Dv
   int head_dim = 0, value_dim = 0;
+  int group = 1;  // query heads per KV head
   BackwardTiles tiles{};
 };
 
