@@ -76,6 +76,10 @@ void schedule_register_block(Func sums, const LoopLevel &at, const Var &inner, c
       .vectorize(inner, lanes)
       .unroll(inner)
       .unroll(outer);
+  // Every other dim is one coordinate: constant storage, so the block lives on the stack (and in
+  // registers), not in a heap allocation per block.
+  for (const Var &arg : sums.args())
+    if (arg.name() != inner.name() && arg.name() != outer.name()) sums.bound_storage(arg, 1);
   std::vector<Halide::VarOrRVar> order = {lane, vector, outer};
   order.insert(order.end(), reduction.begin(), reduction.end());
   sums.update().split(inner, vector, lane, lanes).reorder(order).vectorize(lane).unroll(vector).unroll(outer);
@@ -125,9 +129,9 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
       .split(kr, key_block, key_reg, bt.key_block)
       .split(c, column_block, column, bt.column_vectors * columns)
       .reorder(column, key_reg, column_block, key_block, row_blocks, kt, g, b)
-      .fuse(kt, g, tasks)
-      .fuse(tasks, b, tasks)
-      .parallel(tasks)
+      .parallel(b)
+      .parallel(g)
+      .parallel(kt)
       .vectorize(column, columns);
   const std::vector<Halide::RVar> block_rows = {f.over_block_rows.x, f.over_block_rows.y};
   for (Func part : {f.dk_part, f.dv_part})
@@ -147,9 +151,9 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
       .split(r, row_block, row_reg, bt.query_block)
       .split(d, dim_block, dim, bt.dim_vectors * columns)
       .reorder(dim, row_reg, dim_block, row_block, key_chunks, qt, h, b)
-      .fuse(qt, h, tasks)
-      .fuse(tasks, b, tasks)
-      .parallel(tasks)
+      .parallel(b)
+      .parallel(h)
+      .parallel(qt)
       .vectorize(dim, columns);
   schedule_register_block(f.dq_part, LoopLevel(f.dq_sums, dim_block), d, r, {f.over_chunk_keys.x},
                           bt.dim_vectors, bt.query_block, columns);
