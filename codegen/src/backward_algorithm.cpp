@@ -16,7 +16,8 @@ using Halide::Func;
 using Halide::RDom;
 
 BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, const Func &dout, const Func &lse,
-                              const attn::Spec &s, const BackwardTiles &tiles) {
+                              const attn::Spec &s, const BackwardTiles &tiles,
+                              const RotatedBack &rotated_back) {
   BackwardFuncs f;
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   const Halide::Var &c = f.c, &d = f.d, &key = f.key, &i = f.i, &h = f.h, &g = f.g, &b = f.b;
@@ -159,10 +160,16 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   f.dq_sums(d, r, t, h, b) = 0.0f;
   f.dq_sums(d, r, t, h, b) += f.dq_part(d, r, t, kc_r, h, b);
 
+  // With rope, q and k were rotated before the core: their gradients turn back (rotated_back).
+  Func dq_f32("dq_f32"), dk_f32("dk_f32");
+  dq_f32(d, h, i, b) = f.dq_sums(d, i % query_tile, i / query_tile, h, b) * scale;
+  dk_f32(d, g, key, b) = f.kv_sums(d, key % key_tile, key / key_tile, g, b)[0];
+  const Func dq_back = rotated_back.q ? rotated_back.q(dq_f32) : dq_f32;
+  const Func dk_back = rotated_back.k ? rotated_back.k(dk_f32) : dk_f32;
   f.dq = Func("dq_stored");
-  f.dq(d, h, i, b) = in.to_out(f.dq_sums(d, i % query_tile, i / query_tile, h, b) * scale);
+  f.dq(d, h, i, b) = in.to_out(dq_back(d, h, i, b));
   f.dk = Func("dk_stored");
-  f.dk(d, g, key, b) = in.to_out(f.kv_sums(d, key % key_tile, key / key_tile, g, b)[0]);
+  f.dk(d, g, key, b) = in.to_out(dk_back(d, g, key, b));
   f.dv = Func("dv_stored");
   f.dv(c, g, key, b) = in.to_out(f.kv_sums(c, key % key_tile, key / key_tile, g, b)[1]);
   return f;

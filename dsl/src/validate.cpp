@@ -229,8 +229,7 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
               : c.a == 2 ? "kv_cache: a cache is for inference"
               : c.a == 3 ? "layout=varlen yet: pad the sequences to a batch (key_lengths) for now"
               : c.a == 4 ? "probs=true: it recomputes the probabilities from q, k and lse itself"
-              : c.a == 5 ? "lse=true: lse is an input of the backward kernel (the forward's, with lse=true)"
-                         : "rope yet: rotate q and k before the kernel (and dq, dk back after it) for now");
+                         : "lse=true: lse is an input of the backward kernel (the forward's, with lse=true)");
     case P::page_too_large:
       return "kv_cache=paged(" + number(c.a) + "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " +
              number(c.a) + " * " + number(c.b) + " = " + std::to_string(int64_t{c.a} * c.b) +

@@ -13,6 +13,9 @@ inline const char *const backward_specs[] = {
     "heads=2 head_dim=64 mask=none backward=true",
     "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 backward=true",
     "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 backward=true",
+    "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox backward=true",
+    "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 "
+    "backward=true",
 };
 
 inline const char *const backward_forward_specs[] = {
@@ -24,6 +27,8 @@ inline const char *const backward_forward_specs[] = {
     "heads=2 head_dim=64 mask=none lse=true",
     "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 lse=true",
     "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 lse=true",
+    "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox lse=true",
+    "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 lse=true",
 };
 
 }  // namespace attnc::test

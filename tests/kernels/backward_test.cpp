@@ -11,6 +11,7 @@
 #include "backward_specs.h"
 #include "kernel_test_support.h"
 #include "low_precision.h"
+#include "sequence_reference.h"
 
 namespace {
 
@@ -63,11 +64,47 @@ struct Reference {
   ref::Gradients<double> exact;
   ref::Gradients<float> naive;
 };
+// Rows [B, S, heads, D] of a tensor, dense, each row (b, s, head) rotated by rope at position
+// s + offset (offset 0 and sign -1: the transposed rotation, for gradients).
+template <class T>
+void rotate_rows(std::vector<T> &x, int64_t seq, int64_t heads, int head_dim, int64_t offset, int sign,
+                 const attn::Spec &spec) {
+  const ref::RopeOptions rope{spec.rope, spec.rope_theta, spec.rope_dim};
+  for (int64_t row = 0; row * head_dim < static_cast<int64_t>(x.size()); ++row) {
+    const int64_t position = (row / heads) % seq + offset;
+    ref::rope_rotate(&x[static_cast<size_t>(row * head_dim)], head_dim, sign * position, rope);
+  }
+}
+
 Reference reference_of(const attn::Spec &spec, const Call &call) {
   const ref::Options o = reference_options(spec, call);
   auto view = [&](const char *name) { return call.tensors.at(name).view(); };
-  return {ref::core_backward_reference(view("q"), view("k"), view("v"), view("dout"), o),
-          ref::core_backward_naive_f32(view("q"), view("k"), view("v"), view("dout"), o)};
+  if (spec.rope == attn::Rope::none)
+    return {ref::core_backward_reference(view("q"), view("k"), view("v"), view("dout"), o),
+            ref::core_backward_naive_f32(view("q"), view("k"), view("v"), view("dout"), o)};
+  // rope: the reference of the rotated q and k (rotated here in double, from docs/DSL.md's angles,
+  // bottom-right positions: row i at Sk - Sq + i, key j at j), its dq and dk turned back.
+  const Tensor &q = call.tensors.at("q"), &k = call.tensors.at("k");
+  const int64_t seq_q = q.shape()[1], seq_k = k.shape()[1];
+  auto dense = [](const Tensor &t) {
+    std::vector<double> x(static_cast<size_t>(t.elements()));
+    for (int64_t n = 0; n < t.elements(); ++n) x[static_cast<size_t>(n)] = t.logical(n);
+    return x;
+  };
+  std::vector<double> q_rot = dense(q), k_rot = dense(k);
+  rotate_rows(q_rot, seq_q, spec.heads, spec.head_dim, seq_k - seq_q, 1, spec);
+  rotate_rows(k_rot, seq_k, spec.kv_heads, spec.head_dim, 0, 1, spec);
+  const std::vector<float> q_f32(q_rot.begin(), q_rot.end()), k_f32(k_rot.begin(), k_rot.end());
+  const auto q_view = ref::TensorView::dense(q_f32.data(), {q.shape()[0], seq_q, spec.heads, spec.head_dim});
+  const auto k_view =
+      ref::TensorView::dense(k_f32.data(), {k.shape()[0], seq_k, spec.kv_heads, spec.head_dim});
+  Reference r{ref::core_backward_reference(q_view, k_view, view("v"), view("dout"), o),
+              ref::core_backward_naive_f32(q_view, k_view, view("v"), view("dout"), o)};
+  rotate_rows(r.exact.dq, seq_q, spec.heads, spec.head_dim, seq_k - seq_q, -1, spec);
+  rotate_rows(r.exact.dk, seq_k, spec.kv_heads, spec.head_dim, 0, -1, spec);
+  rotate_rows(r.naive.dq, seq_q, spec.heads, spec.head_dim, seq_k - seq_q, -1, spec);
+  rotate_rows(r.naive.dk, seq_k, spec.kv_heads, spec.head_dim, 0, -1, spec);
+  return r;
 }
 
 // One gradient under the pass rule: max|g - exact| <= 2 max|naive - exact| + 1e-5.

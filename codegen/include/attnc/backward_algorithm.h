@@ -3,6 +3,7 @@
 
 #include <Halide.h>
 
+#include <functional>
 #include <vector>
 
 #include "attn/spec.h"
@@ -66,10 +67,16 @@ struct BackwardFuncs {
   BackwardTiles tiles{};
 };
 
-// in: q, k, v and the masks as in the forward; out, dout (dv, h, i, b) and lse (h, i, b) the
-// backward's own inputs; to_out rounds a gradient to the storage type.
+// With rope, the gradients of the rotated q and k turned back to q's and k's (the transposed
+// rotation: rope_rotated at the negated positions); unset: no rope.
+struct RotatedBack {
+  std::function<Halide::Func(const Halide::Func &)> q, k;
+};
+
+// in: q, k, v and the masks as in the forward (q and k rotated where the spec has rope); out, dout (dv, h, i,
+// b) and lse (h, i, b) the backward's own inputs; to_out rounds a gradient to the storage type.
 BackwardFuncs define_backward(const CoreInputs &in, const Halide::Func &out, const Halide::Func &dout,
-                              const Halide::Func &lse, const attn::Spec &resolved,
-                              const BackwardTiles &tiles);
+                              const Halide::Func &lse, const attn::Spec &resolved, const BackwardTiles &tiles,
+                              const RotatedBack &rotated_back = {});
 
 }  // namespace attnc

@@ -72,7 +72,7 @@ template <int rope_dim> struct rope_theta_and_rope_dim_need_rope;
 template <int unused> struct cross_attention_needs_the_block_form;
 template <int kv_cache_1_varlen_2_head_groups_3> struct probs_does_not_combine_with;
 template <int page_size, int kv_heads_times_head_dim> struct a_cache_page_must_hold_at_most_2147483647_elements;
-template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5_rope_6> struct backward_does_not_take;
+template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5> struct backward_does_not_take;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
