@@ -138,6 +138,7 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
       args.push_back(tensor("dq", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, true, t));
       args.push_back(tensor("dk", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, true, t));
       args.push_back(tensor("dv", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, t));
+      if (s.score_bias_grad) args.push_back(tensor("dscore_bias", {sym("B"), fix(h, "H"), sym("Sq"), sym("Sk")}, true));
       return args;
     }
     args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true, t));

@@ -64,6 +64,7 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   // = P * X; both 0 where the pair is masked (a masked key's garbage may make its X NaN).
   struct PairValues {
     Expr p, x;
+    Expr x_logit;  // dP - delta: dS's other factor by the logit (before softcap's derivative)
   };
   auto define_pairs = [&](Func &scores, Func &dp, RDom &over_d, RDom &over_v, const std::string &pass) {
     over_d = RDom(0, head_dim, "over_head_dim_" + pass);
@@ -86,12 +87,14 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
     const Expr row_lse = lse(h, row, b);
     const Expr p = softmax_exp(Halide::min(logit - row_lse, 0.0f)) + Halide::strict_float(row_lse - row_lse);
     Expr x = dp(key, i, h, b) - f.delta(h, row, b);
+    const Expr x_logit = x;
     if (s.has_softcap) {
       // logit = c tanh(s / c): dlogit/ds = 1 - tanh^2(s / c). alibi and score_bias add: 1.
       const Expr t = Halide::tanh(score * (1.0f / s.softcap));
       x = x * (1.0f - t * t);
     }
-    return PairValues{Halide::select(keep, p, 0.0f), Halide::select(keep, x, 0.0f)};
+    return PairValues{Halide::select(keep, p, 0.0f), Halide::select(keep, x, 0.0f),
+                      Halide::select(keep, x_logit, 0.0f)};
   };
   const PairValues kv_pair = define_pairs(f.scores_kv, f.dp_kv, f.over_head_dim, f.over_value_dim, "kv");
   f.pairs_kv = Func("pairs_kv");
@@ -99,6 +102,14 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   const PairValues q_pair = define_pairs(f.scores_q, f.dp_q, f.over_head_dim_q, f.over_value_dim_q, "q");
   f.ds_q = Func("ds_q");
   f.ds_q(key, i, h, b) = q_pair.p * q_pair.x;
+  if (s.score_bias_grad) {
+    // dscore_bias: the gradient by the logit, P (dP - delta), at every pair (0 where masked), from
+    // pairs of its own (a full [B, H, Sq, Sk] output, like probs).
+    const PairValues bias_pair =
+        define_pairs(f.scores_bias, f.dp_bias, f.over_head_dim_bias, f.over_value_dim_bias, "bias");
+    f.dscore_bias = Func("dscore_bias_stored");
+    f.dscore_bias(key, i, h, b) = bias_pair.p * bias_pair.x_logit;
+  }
 
   // Masked blocks are skipped: a block of query rows and a block of keys are visited only where the
   // keys the mask may keep for those rows (key_spans' hull, bottom-right positions as the forward)

@@ -39,7 +39,9 @@ PipelineOutputs build_backward(const PipelineContext &ctx) {
     schedule_backward_gpu(f, ctx.spec);
   else
     schedule_backward_cpu(f, ctx.tiles);
-  return {{"dq", f.dq}, {"dk", f.dk}, {"dv", f.dv}};
+  PipelineOutputs outputs{{"dq", f.dq}, {"dk", f.dk}, {"dv", f.dv}};
+  if (f.dscore_bias.defined()) outputs["dscore_bias"] = f.dscore_bias;
+  return outputs;
 }
 
 }  // namespace attnc

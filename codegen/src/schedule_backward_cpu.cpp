@@ -165,6 +165,37 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
                  LoopLevel(f.dq_sums, key_chunks), key, i, h, lanes, t.vector_registers, bt.key_chunk,
                  bt.query_tile, 1);
 
+  // dscore_bias: tiles of two key vectors x pair_rows rows in parallel, each tile's scores and dP
+  // as the pairs' register blocks.
+  if (f.dscore_bias.defined()) {
+    const int rows_per_tile = pair_rows(t.vector_registers);
+    Var key_outer("key_outer"), key_inner("key_inner"), row_outer("row_outer"), row_inner("row_inner");
+    f.dscore_bias.compute_root()
+        .split(key, key_outer, key_inner, 2 * lanes, TailStrategy::GuardWithIf)
+        .split(i, row_outer, row_inner, rows_per_tile, TailStrategy::GuardWithIf)
+        .reorder(key_inner, row_inner, key_outer, row_outer, h, b)
+        .fuse(row_outer, h, tasks)
+        .fuse(tasks, b, tasks)
+        .parallel(tasks)
+        .vectorize(key_inner, lanes)
+        .unroll(row_inner);
+    Var key_vector("key_vector"), key_lane("key_lane");
+    for (auto [sums, over] :
+         {std::pair{f.scores_bias, f.over_head_dim_bias}, std::pair{f.dp_bias, f.over_value_dim_bias}}) {
+      sums.compute_at(f.dscore_bias, key_outer)
+          .bound_extent(i, rows_per_tile)
+          .bound_extent(key, 2 * lanes)
+          .vectorize(key, lanes)
+          .unroll(i);
+      sums.update()
+          .split(key, key_vector, key_lane, lanes)
+          .reorder(key_lane, key_vector, i, over.x)
+          .vectorize(key_lane)
+          .unroll(key_vector)
+          .unroll(i);
+    }
+  }
+
   for (Func *grad : {&f.dq, &f.dk, &f.dv}) {
     const Var inner = grad->args()[0], rows_var = grad->args()[2], batch = grad->args()[3];
     grad->compute_root().fuse(rows_var, batch, rows).parallel(rows).vectorize(inner, columns);

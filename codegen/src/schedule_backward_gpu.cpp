@@ -176,6 +176,13 @@ void schedule_backward_gpu(BackwardFuncs &f, const attn::Spec &s) {
   schedule_grid_gpu(f.dq, d, i, h, b);
   schedule_grid_gpu(f.dk, d, key, g, b);
   schedule_grid_gpu(f.dv, c, key, g, b);
+  // dscore_bias: a thread per (key, row), its scores and dP sums in its registers.
+  if (f.dscore_bias.defined()) {
+    schedule_grid_gpu(f.dscore_bias, key, i, h, b);
+    const Var thread("x_in");  // schedule_elementwise_gpu's innermost thread var
+    f.scores_bias.compute_at(f.dscore_bias, thread);
+    f.dp_bias.compute_at(f.dscore_bias, thread);
+  }
 }
 
 }  // namespace attnc

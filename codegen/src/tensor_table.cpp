@@ -48,7 +48,7 @@ const std::vector<Family> &families() {
       {"backward (`backward=true`: the core form's gradients)",
        "heads=4 kv_heads=2 head_dim=16 backward=true",
        {"mask=padding", "mask=prefix", "mask=document", "mask=tensor", "alibi=true", "score_bias=tensor",
-        "runtime_scale=true"}},
+        "runtime_scale=true", "score_bias=tensor dscore_bias=true"}},
   };
   return all;
 }

@@ -141,6 +141,7 @@ std::string kernel_id(const Spec &spec) {
   if (s.runtime_scale) id += "_rs";
   if (s.cross_attention) id += "_cross";
   if (s.backward_pass) id += "_bwd";
+  if (s.score_bias_grad) id += "_dbias";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

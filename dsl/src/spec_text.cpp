@@ -45,14 +45,15 @@ enum class Key {
   probs,
   runtime_scale,
   cross,
-  backward
+  backward,
+  dscore_bias
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
     "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward"};
+    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward", "dscore_bias"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::backward) + 1);
+static_assert(key_count == static_cast<int>(Key::dscore_bias) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -180,6 +181,8 @@ class SpecBuilder {
         return set_bool(key, value, &Spec::with_cross_attention);
       case Key::backward:
         return set_bool(key, value, &Spec::backward);
+      case Key::dscore_bias:
+        return set_bool(key, value, &Spec::with_score_bias_grad);
     }
     return bad(key, value, "is not handled");
   }
@@ -367,6 +370,7 @@ std::string to_string(const Spec &spec) {
   if (s.runtime_scale) out += " runtime_scale=true";
   if (s.cross_attention) out += " cross=true";
   if (s.backward_pass) out += " backward=true";
+  if (s.score_bias_grad) out += " dscore_bias=true";
   return out;
 }
 

@@ -230,6 +230,10 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
               : c.a == 3 ? "layout=varlen yet: pad the sequences to a batch (key_lengths) for now"
               : c.a == 4 ? "probs=true: it recomputes the probabilities from q, k and lse itself"
                          : "lse=true: lse is an input of the backward kernel (the forward's, with lse=true)");
+    case P::dscore_bias_without_backward:
+      return std::string("dscore_bias=true needs ") +
+             (c.a == 1 ? "backward=true: it is an output of the backward kernel"
+                       : "score_bias=tensor: it is the gradient by that tensor");
     case P::page_too_large:
       return "kv_cache=paged(" + number(c.a) + "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " +
              number(c.a) + " * " + number(c.b) + " = " + std::to_string(int64_t{c.a} * c.b) +

@@ -53,6 +53,11 @@ TEST_CASE("backward takes the core form without a cache, varlen, probs or lse, a
   CHECK(text_error("heads=2 head_dim=16 rope=neox rope_dim=8 backward=true") == "ok");
   CHECK(text_error("heads=4 kv_heads=2 head_dim=16 head_dim_v=8 mask=causal&padding softcap=2 alibi=true "
                    "score_bias=tensor runtime_scale=true dtype=bf16 backward=true") == "ok");
+  CHECK(text_error("heads=2 head_dim=16 score_bias=tensor dscore_bias=true") ==
+        "spec '<unnamed>': dscore_bias=true needs backward=true: it is an output of the backward kernel");
+  CHECK(text_error("heads=2 head_dim=16 backward=true dscore_bias=true").find("needs score_bias=tensor") !=
+        std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 score_bias=tensor backward=true dscore_bias=true") == "ok");
   constexpr attn::Spec core = attn::attention().with_heads(2).with_head_dim(16);
   static_assert(attn::check_spec(core.backward()).ok());
   static_assert(attn::check_spec(core.backward().with_lse()).problem ==

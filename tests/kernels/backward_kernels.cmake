@@ -25,7 +25,9 @@ set(attnc_backward_specs_all
     "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox backward=true"
     "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 backward=true"
     "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox lse=true"
-    "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 lse=true")
+    "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 lse=true"
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor backward=true dscore_bias=true"
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor lse=true")
 if(backward_share)
   list(SUBLIST attnc_backward_specs_all 0 3 attnc_backward_specs)
   list(SUBLIST attnc_backward_specs_all 5 3 backward_forwards)

@@ -16,6 +16,8 @@ inline const char *const backward_specs[] = {
     "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox backward=true",
     "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 "
     "backward=true",
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor backward=true "
+    "dscore_bias=true",
 };
 
 inline const char *const backward_forward_specs[] = {
@@ -29,6 +31,7 @@ inline const char *const backward_forward_specs[] = {
     "heads=2 head_dim=16 head_dim_v=24 mask=window(8,4) softcap=2 alibi=true dtype=f16 lse=true",
     "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox lse=true",
     "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 lse=true",
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor lse=true",
 };
 
 }  // namespace attnc::test

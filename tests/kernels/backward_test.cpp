@@ -28,6 +28,7 @@ constexpr Lengths lengths[] = {{2, 37, 45}, {1, 1, 1}, {2, 65, 17}, {3, 5, 70}, 
 // The forward of a backward spec: the same spec with lse instead of backward.
 attn::Spec forward_of(attn::Spec spec) {
   spec.backward_pass = false;
+  spec.score_bias_grad = false;
   spec.lse = true;
   return spec;
 }
@@ -36,7 +37,9 @@ attn::Spec forward_of(attn::Spec spec) {
 Call run_forward(const attn::Spec &backward, const Lengths &l, bool padded, std::mt19937 &rng) {
   const attn::Spec forward = forward_of(backward);
   Call call = make_core_call(forward, l.batch, l.seq_q, l.seq_k, padded, rng);
-  add_runtime_inputs(forward, call, l.batch, l.seq_q, l.seq_k, padded, MaskShape::b_one_sq_sk, rng);
+  // With dscore_bias, score_bias at full shape: its gradient is then dscore_bias itself.
+  add_runtime_inputs(forward, call, l.batch, l.seq_q, l.seq_k, padded,
+                     backward.score_bias_grad ? MaskShape::b_h_sq_sk : MaskShape::b_one_sq_sk, rng);
   const attn_kernel *kernel = find_kernel(forward);
   REQUIRE(kernel != nullptr);
   const attn_status status = call.run(kernel);
@@ -56,7 +59,9 @@ Call backward_call(const attn::Spec &spec, const Call &forward, bool padded, std
   call.tensors.emplace("dq", Tensor(q.shape(), padded, output_sentinel));
   call.tensors.emplace("dk", Tensor(k.shape(), padded, output_sentinel));
   call.tensors.emplace("dv", Tensor(v.shape(), padded, output_sentinel));
-  (void)spec;
+  if (spec.score_bias_grad)
+    call.tensors.emplace("dscore_bias", Tensor({q.shape()[0], spec.heads, q.shape()[1], k.shape()[1]}, padded,
+                                               output_sentinel));
   return call;
 }
 
@@ -192,6 +197,7 @@ TEST_CASE("dq, dk and dv match the fp64 backward reference, on every variant") {
         check_gradient(call, "dq", r.exact.dq, r.naive.dq);
         check_gradient(call, "dk", r.exact.dk, r.naive.dk);
         check_gradient(call, "dv", r.exact.dv, r.naive.dv);
+        if (spec.score_bias_grad) check_gradient(call, "dscore_bias", r.exact.dlogit, r.naive.dlogit);
         ++cases;
       }
       REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
@@ -364,7 +370,9 @@ TEST_CASE("directional derivatives of the forward kernel agree with dq, dk and d
     REQUIRE(call.run(find_kernel(spec)) == ATTN_OK);
     const attn_kernel *forward_kernel = find_kernel(forward_of(spec));
     const Tensor &dout = call.tensors.at("dout");
-    for (auto [input, gradient] : {std::pair{"q", "dq"}, std::pair{"k", "dk"}, std::pair{"v", "dv"}}) {
+    std::vector<std::pair<const char *, const char *>> pairs = {{"q", "dq"}, {"k", "dk"}, {"v", "dv"}};
+    if (spec.score_bias_grad) pairs.push_back({"score_bias", "dscore_bias"});
+    for (auto [input, gradient] : pairs) {
       const std::string name = input;
       CAPTURE(name);
       const Tensor x = forward.tensors.at(input), &grad = call.tensors.at(gradient);

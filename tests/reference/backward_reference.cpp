@@ -26,6 +26,7 @@ Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView
   g.dq.assign(static_cast<size_t>(batch * seq_q * heads * head_dim), T(0));
   g.dk.assign(static_cast<size_t>(batch * seq_k * kv_heads * head_dim), T(0));
   g.dv.assign(static_cast<size_t>(batch * seq_k * kv_heads * head_dim_v), T(0));
+  g.dlogit.assign(static_cast<size_t>(batch * heads * seq_q * seq_k), T(0));
   std::vector<T> logit(static_cast<size_t>(seq_k)), cap(static_cast<size_t>(seq_k)),
       p(static_cast<size_t>(seq_k));
   std::vector<char> kept(static_cast<size_t>(seq_k));
@@ -74,7 +75,9 @@ Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView
         }
         for (int64_t j = 0; j < seq_k; ++j) {
           if (!kept[j]) continue;
-          const T ds = p[j] * (dp[j] - delta) * cap[j];
+          const T dlogit = p[j] * (dp[j] - delta);
+          g.dlogit[static_cast<size_t>(((b * heads + h) * seq_q + i) * seq_k + j)] = dlogit;
+          const T ds = dlogit * cap[j];
           T *dq_row = &g.dq[static_cast<size_t>(((b * seq_q + i) * heads + h) * head_dim)];
           T *dk_row = &g.dk[static_cast<size_t>(((b * seq_k + j) * kv_heads + kvh) * head_dim)];
           T *dv_row = &g.dv[static_cast<size_t>(((b * seq_k + j) * kv_heads + kvh) * head_dim_v)];

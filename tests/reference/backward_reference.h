@@ -7,10 +7,11 @@
 
 namespace attnc::reference {
 
-// dq [B, Sq, H, D], dk [B, Sk, KVH, D], dv [B, Sk, KVH, Dv], dense.
+// dq [B, Sq, H, D], dk [B, Sk, KVH, D], dv [B, Sk, KVH, Dv], dense; dlogit [B, H, Sq, Sk], the
+// gradient by each pair's logit, P (dP - D), 0 where masked (a score_bias tensor's gradient).
 template <class T>
 struct Gradients {
-  std::vector<T> dq, dk, dv;
+  std::vector<T> dq, dk, dv, dlogit;
 };
 
 // The gradients of L = sum(out * dout) for out = core_reference(q, k, v, options): the softmax

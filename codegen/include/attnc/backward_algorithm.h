@@ -48,6 +48,9 @@ struct BackwardFuncs {
   // through pairs_kv, Tuple (P, X) with dS = P * X, and "q" feeds dq through ds_q (dS).
   Halide::Func scores_kv, dp_kv, pairs_kv;
   Halide::Func scores_q, dp_q, ds_q;
+  // With dscore_bias: dscore_bias(key, i, h, b) = P (dP - delta), from its own scores and dP.
+  Halide::Func scores_bias, dp_bias, dscore_bias;
+  Halide::RDom over_head_dim_bias, over_value_dim_bias;
   Halide::RDom over_head_dim, over_value_dim;  // for the kv pass
   Halide::RDom over_head_dim_q, over_value_dim_q;
   // kv_sums(c, kr, kt, g, b): Tuple (sum dS * q, sum P * dout) over c in [0, max(D, Dv)), summed

@@ -73,6 +73,7 @@ template <int unused> struct cross_attention_needs_the_block_form;
 template <int kv_cache_1_varlen_2_head_groups_3> struct probs_does_not_combine_with;
 template <int page_size, int kv_heads_times_head_dim> struct a_cache_page_must_hold_at_most_2147483647_elements;
 template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5> struct backward_does_not_take;
+template <int backward_1_score_bias_tensor_2> struct dscore_bias_needs;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -180,6 +181,7 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::probs_with_sequence) return (probs_does_not_combine_with<a> *)nullptr;
   else if constexpr (problem == P::page_too_large) return (a_cache_page_must_hold_at_most_2147483647_elements<a, b> *)nullptr;
   else if constexpr (problem == P::backward_unsupported) return (backward_does_not_take<a> *)nullptr;
+  else if constexpr (problem == P::dscore_bias_without_backward) return (dscore_bias_needs<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

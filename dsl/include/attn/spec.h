@@ -90,6 +90,9 @@ struct Spec {
   // plus out, dout [B,Sq,H,Dv] and the forward's lse [B,Sq,H]; outputs dq, dk, dv, shaped like q, k
   // and v (a shared KV head's gradients summed over its query heads). The core form only.
   bool backward_pass = false;
+  // dscore_bias=true (a backward spec with score_bias=tensor): also output dscore_bias
+  // [B,H,Sq,Sk] f32, the gradient by the score_bias tensor at full shape (0 where masked).
+  bool score_bias_grad = false;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -197,6 +200,8 @@ struct Spec {
   constexpr Spec with_cross_attention(bool on = true) const { return set_flag(&Spec::cross_attention, on); }
   // The backward kernel of this spec (backward_pass).
   constexpr Spec backward(bool on = true) const { return set_flag(&Spec::backward_pass, on); }
+  // A backward spec's gradient by its score_bias tensor as an output too (score_bias_grad).
+  constexpr Spec with_score_bias_grad(bool on = true) const { return set_flag(&Spec::score_bias_grad, on); }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {

@@ -71,6 +71,7 @@ enum class SpecProblem : int32_t {
   page_too_large,       // paged: a: page_size, b: kv_heads * max(head_dim, head_dim_v) per token
   // Issue 33: a backward kernel (a: 1 block form, 2 kv_cache, 3 layout=varlen, 4 probs, 5 lse).
   backward_unsupported,
+  dscore_bias_without_backward,  // dscore_bias=true without a: 1 backward=true, 2 score_bias=tensor
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -282,6 +283,8 @@ constexpr SpecCheck check_sequence(const Spec &s) {
   if (s.probs && s.kv_cache != KvCache::none) return {P::probs_with_sequence, 1, 0};
   if (s.probs && s.layout == Layout::varlen) return {P::probs_with_sequence, 2, 0};
   if (s.probs && s.group_count != 0) return {P::probs_with_sequence, 3, 0};
+  if (s.score_bias_grad && !s.backward_pass) return {P::dscore_bias_without_backward, 1, 0};
+  if (s.score_bias_grad && !s.score_bias) return {P::dscore_bias_without_backward, 2, 0};
   if (s.backward_pass) {
     if (s.form != Form::core) return {P::backward_unsupported, 1, 0};
     if (s.kv_cache != KvCache::none) return {P::backward_unsupported, 2, 0};
