@@ -37,6 +37,22 @@ int pair_rows(int registers) {
   return std::clamp((registers - 4) / 2, 1, 8);
 }
 
+// A tile's scores and dP sums (`rows` rows x two key vectors) computed at `tile`, keys vectorized,
+// rows unrolled, the reduction over head_dim (value_dim) outermost: register blocks.
+void schedule_pair_sums(Func scores, const Halide::RDom &over_d, Func dp, const Halide::RDom &over_v,
+                        const LoopLevel &tile, const Var &key, const Var &i, int rows, int lanes) {
+  Var key_vector("key_vector"), key_lane("key_lane");
+  for (auto [sums, over] : {std::pair{scores, over_d}, std::pair{dp, over_v}}) {
+    sums.compute_at(tile).bound_extent(i, rows).bound_extent(key, 2 * lanes).vectorize(key, lanes).unroll(i);
+    sums.update()
+        .split(key, key_vector, key_lane, lanes)
+        .reorder(key_lane, key_vector, i, over.x)
+        .vectorize(key_lane)
+        .unroll(key_vector)
+        .unroll(i);
+  }
+}
+
 // A pass's pairs tile computed at `at`: keys vectorized, in register blocks of two key vectors x
 // pair_rows rows whose scores and dP sums run with the reduction over head_dim (value_dim)
 // outermost. keys x query_rows x heads: the tile's extent, for constant (stack) storage.
@@ -56,17 +72,7 @@ void schedule_pairs(Func pairs, Func scores, const Halide::RDom &over_d, Func dp
       .reorder(key_inner, row_inner, key_outer, row_outer, h)
       .vectorize(key_inner, lanes)
       .unroll(row_inner);
-  const LoopLevel tile(pairs, key_outer);
-  Var key_vector("key_vector"), key_lane("key_lane");
-  for (auto [sums, over] : {std::pair{scores, over_d}, std::pair{dp, over_v}}) {
-    sums.compute_at(tile).bound_extent(i, rows).bound_extent(key, 2 * lanes).vectorize(key, lanes).unroll(i);
-    sums.update()
-        .split(key, key_vector, key_lane, lanes)
-        .reorder(key_lane, key_vector, i, over.x)
-        .vectorize(key_lane)
-        .unroll(key_vector)
-        .unroll(i);
-  }
+  schedule_pair_sums(scores, over_d, dp, over_v, LoopLevel(pairs, key_outer), key, i, rows, lanes);
 }
 
 // A block's sums computed at `at` over `rows` rows x `vectors` vectors of `inner`, the reduction
@@ -87,6 +93,31 @@ void schedule_register_block(Func sums, const LoopLevel &at, const Var &inner, c
   std::vector<Halide::VarOrRVar> order = {lane, vector, outer};
   order.insert(order.end(), reduction.begin(), reduction.end());
   sums.update().split(inner, vector, lane, lanes).reorder(order).vectorize(lane).unroll(vector).unroll(outer);
+}
+
+// A pass's sums over tiles (kv_sums or dq_sums): both stages a task per (tile, head, batch), the
+// update's chunks (row blocks, key chunks) serial in the task, within a chunk register blocks of
+// block_rows rows (of `row`) x vectors vectors of `inner`, computed at `block` (returned). The
+// update's task loops are nested parallel loops, not fused ones: fused, Halide bounded the tile
+// var by [0, max(tile, extent - 1)], so every register block was a heap allocation sized by it.
+LoopLevel schedule_tile_sums(Func sums, const Var &inner, const Var &row, const Halide::RVar &chunks,
+                             const Var &tile, const Var &head, const Var &batch, int block_rows, int vectors,
+                             int lanes) {
+  Var tasks("tasks"), row_block("row_block"), row_reg("row_reg"), inner_block("inner_block"), lane("lane");
+  sums.compute_root()
+      .fuse(tile, head, tasks)
+      .fuse(tasks, batch, tasks)
+      .parallel(tasks)
+      .vectorize(inner, lanes);
+  sums.update()
+      .split(row, row_block, row_reg, block_rows)
+      .split(inner, inner_block, lane, vectors * lanes)
+      .reorder(lane, row_reg, inner_block, row_block, chunks, tile, head, batch)
+      .parallel(batch)
+      .parallel(head)
+      .parallel(tile)
+      .vectorize(lane, lanes);
+  return LoopLevel(sums, inner_block);
 }
 
 }  // namespace
@@ -125,42 +156,23 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
   // dk and dv: a task per key tile of one KV head. Per block of query rows that meets the tile:
   // its pairs (key_tile x row_block x the group's heads), then register blocks of keys x columns
   // summed over the block's rows, added to the tile's sums.
-  const Var &kr = f.kr, &kt = f.kt;
-  Var key_block("key_block"), key_reg("key_reg"), column_block("column_block"), column("column");
-  f.kv_sums.compute_root().fuse(kt, g, tasks).fuse(tasks, b, tasks).parallel(tasks).vectorize(c, columns);
   const Halide::RVar row_blocks = f.over_row_blocks.x;
-  f.kv_sums.update()
-      .split(kr, key_block, key_reg, bt.key_block)
-      .split(c, column_block, column, bt.column_vectors * columns)
-      .reorder(column, key_reg, column_block, key_block, row_blocks, kt, g, b)
-      .parallel(b)
-      .parallel(g)
-      .parallel(kt)
-      .vectorize(column, columns);
+  const LoopLevel kv_block = schedule_tile_sums(f.kv_sums, c, f.kr, row_blocks, f.kt, g, b, bt.key_block,
+                                                bt.column_vectors, columns);
   const std::vector<Halide::RVar> block_rows = {f.over_block_rows.x, f.over_block_rows.y};
   for (Func part : {f.dk_part, f.dv_part})
-    schedule_register_block(part, LoopLevel(f.kv_sums, column_block), c, kr, block_rows, bt.column_vectors,
-                            bt.key_block, columns);
+    schedule_register_block(part, kv_block, c, f.kr, block_rows, bt.column_vectors, bt.key_block, columns);
   schedule_pairs(f.pairs_kv, f.scores_kv, f.over_head_dim, f.dp_kv, f.over_value_dim,
                  LoopLevel(f.kv_sums, row_blocks), key, i, h, lanes, t.vector_registers, bt.key_tile,
                  bt.row_block, f.group);
 
   // dq: a task per query tile of one head. Per chunk of keys that meets the tile: its dS
   // (key_chunk x query_tile), then register blocks of rows x head_dim summed over the chunk.
-  const Var &r = f.r, &qt = f.t;
-  Var row_block("row_block"), row_reg("row_reg"), dim_block("dim_block"), dim("dim");
-  f.dq_sums.compute_root().fuse(qt, h, tasks).fuse(tasks, b, tasks).parallel(tasks).vectorize(d, columns);
   const Halide::RVar key_chunks = f.over_key_chunks.x;
-  f.dq_sums.update()
-      .split(r, row_block, row_reg, bt.query_block)
-      .split(d, dim_block, dim, bt.dim_vectors * columns)
-      .reorder(dim, row_reg, dim_block, row_block, key_chunks, qt, h, b)
-      .parallel(b)
-      .parallel(h)
-      .parallel(qt)
-      .vectorize(dim, columns);
-  schedule_register_block(f.dq_part, LoopLevel(f.dq_sums, dim_block), d, r, {f.over_chunk_keys.x},
-                          bt.dim_vectors, bt.query_block, columns);
+  const LoopLevel q_block =
+      schedule_tile_sums(f.dq_sums, d, f.r, key_chunks, f.t, h, b, bt.query_block, bt.dim_vectors, columns);
+  schedule_register_block(f.dq_part, q_block, d, f.r, {f.over_chunk_keys.x}, bt.dim_vectors, bt.query_block,
+                          columns);
   schedule_pairs(f.ds_q, f.scores_q, f.over_head_dim_q, f.dp_q, f.over_value_dim_q,
                  LoopLevel(f.dq_sums, key_chunks), key, i, h, lanes, t.vector_registers, bt.key_chunk,
                  bt.query_tile, 1);
@@ -179,21 +191,8 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
         .parallel(tasks)
         .vectorize(key_inner, lanes)
         .unroll(row_inner);
-    Var key_vector("key_vector"), key_lane("key_lane");
-    for (auto [sums, over] :
-         {std::pair{f.scores_bias, f.over_head_dim_bias}, std::pair{f.dp_bias, f.over_value_dim_bias}}) {
-      sums.compute_at(f.dscore_bias, key_outer)
-          .bound_extent(i, rows_per_tile)
-          .bound_extent(key, 2 * lanes)
-          .vectorize(key, lanes)
-          .unroll(i);
-      sums.update()
-          .split(key, key_vector, key_lane, lanes)
-          .reorder(key_lane, key_vector, i, over.x)
-          .vectorize(key_lane)
-          .unroll(key_vector)
-          .unroll(i);
-    }
+    schedule_pair_sums(f.scores_bias, f.over_head_dim_bias, f.dp_bias, f.over_value_dim_bias,
+                       LoopLevel(f.dscore_bias, key_outer), key, i, rows_per_tile, lanes);
   }
 
   for (Func *grad : {&f.dq, &f.dk, &f.dv}) {
