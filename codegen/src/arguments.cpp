@@ -5,9 +5,13 @@
 
 namespace attnc {
 namespace {
-ArgDim sym(const char *name) { return ArgDim{0, name}; }
+ArgDim sym(const char *name) {
+  return ArgDim{0, name};
+}
 // A fixed size, with the label error messages use for it ("H", "D", "d_model", ...).
-ArgDim fix(int64_t n, const char *label) { return ArgDim{n, label}; }
+ArgDim fix(int64_t n, const char *label) {
+  return ArgDim{n, label};
+}
 ArgSpec tensor(std::string name, std::vector<ArgDim> dims, bool output = false, std::string dtype = "f32") {
   ArgSpec a;
   a.name = std::move(name);
@@ -43,6 +47,11 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
     scale.is_optional = true;
     scale.default_value = s.scale;
     args.push_back(scale);
+  }
+  if (s.has_dropout) {
+    // Dropout's Philox key and counter offset (docs/DSL.md "Dropout"): scalars, rank 0 or [1].
+    args.push_back(tensor("seed", {}, false, "u64"));
+    args.push_back(tensor("offset", {}, false, "u64"));
   }
 }
 }  // namespace
@@ -138,7 +147,8 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
       args.push_back(tensor("dq", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, true, t));
       args.push_back(tensor("dk", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, true, t));
       args.push_back(tensor("dv", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, t));
-      if (s.score_bias_grad) args.push_back(tensor("dscore_bias", {sym("B"), fix(h, "H"), sym("Sq"), sym("Sk")}, true));
+      if (s.score_bias_grad)
+        args.push_back(tensor("dscore_bias", {sym("B"), fix(h, "H"), sym("Sq"), sym("Sk")}, true));
       return args;
     }
     args.push_back(tensor("out", {sym("B"), sym("Sq"), fix(h, "H"), fix(dv, "Dv")}, true, t));

@@ -65,8 +65,10 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   struct PairValues {
     Expr p, x;
     Expr x_logit;  // dP - delta: dS's other factor by the logit (before softcap's derivative)
+    Expr pz;       // P Z, dv's weight (dropout's keep factor Z; P without dropout)
   };
-  auto define_pairs = [&](Func &scores, Func &dp, RDom &over_d, RDom &over_v, const std::string &pass) {
+  auto define_pairs = [&](Func &scores, Func &dp, RDom &over_d, RDom &over_v, DropoutWords &words,
+                          const std::string &pass) {
     over_d = RDom(0, head_dim, "over_head_dim_" + pass);
     over_v = RDom(0, value_dim, "over_value_dim_" + pass);
     scores = Func("scores_" + pass);
@@ -86,7 +88,13 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
     // test of the lse could be folded away.
     const Expr row_lse = lse(h, row, b);
     const Expr p = softmax_exp(Halide::min(logit - row_lse, 0.0f)) + Halide::strict_float(row_lse - row_lse);
-    Expr x = dp(key, i, h, b) - f.delta(h, row, b);
+    Expr dp_kept = dp(key, i, h, b), z;
+    if (in.dropout.on()) {
+      words = define_dropout_words("dropout_words_" + pass, in.dropout);
+      z = dropout_factor(in.dropout, words, key, i, h, b);
+      dp_kept = dp_kept * z;
+    }
+    Expr x = dp_kept - f.delta(h, row, b);
     const Expr x_logit = x;
     if (s.has_softcap) {
       // logit = c tanh(s / c): dlogit/ds = 1 - tanh^2(s / c). alibi and score_bias add: 1.
@@ -94,19 +102,26 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
       x = x * (1.0f - t * t);
     }
     return PairValues{Halide::select(keep, p, 0.0f), Halide::select(keep, x, 0.0f),
-                      Halide::select(keep, x_logit, 0.0f)};
+                      Halide::select(keep, x_logit, 0.0f),
+                      Halide::select(keep, z.defined() ? p * z : p, 0.0f)};
   };
-  const PairValues kv_pair = define_pairs(f.scores_kv, f.dp_kv, f.over_head_dim, f.over_value_dim, "kv");
+  const PairValues kv_pair =
+      define_pairs(f.scores_kv, f.dp_kv, f.over_head_dim, f.over_value_dim, f.dropout_kv, "kv");
   f.pairs_kv = Func("pairs_kv");
-  f.pairs_kv(key, i, h, b) = Halide::Tuple(kv_pair.p, kv_pair.x);
-  const PairValues q_pair = define_pairs(f.scores_q, f.dp_q, f.over_head_dim_q, f.over_value_dim_q, "q");
+  if (in.dropout.on()) {
+    f.pairs_kv(key, i, h, b) = Halide::Tuple(kv_pair.p, kv_pair.x, kv_pair.pz);
+  } else {
+    f.pairs_kv(key, i, h, b) = Halide::Tuple(kv_pair.p, kv_pair.x);
+  }
+  const PairValues q_pair =
+      define_pairs(f.scores_q, f.dp_q, f.over_head_dim_q, f.over_value_dim_q, f.dropout_q, "q");
   f.ds_q = Func("ds_q");
   f.ds_q(key, i, h, b) = q_pair.p * q_pair.x;
   if (s.score_bias_grad) {
     // dscore_bias: the gradient by the logit, P (dP - delta), at every pair (0 where masked), from
     // pairs of its own (a full [B, H, Sq, Sk] output, like probs).
-    const PairValues bias_pair =
-        define_pairs(f.scores_bias, f.dp_bias, f.over_head_dim_bias, f.over_value_dim_bias, "bias");
+    const PairValues bias_pair = define_pairs(f.scores_bias, f.dp_bias, f.over_head_dim_bias,
+                                              f.over_value_dim_bias, f.dropout_bias, "bias");
     f.dscore_bias = Func("dscore_bias_stored");
     f.dscore_bias(key, i, h, b) = bias_pair.p * bias_pair.x_logit;
   }
@@ -143,7 +158,8 @@ BackwardFuncs define_backward(const CoreInputs &unchecked, const Func &out, cons
   f.dv_part(c, kr, kt, rb, g, b) = 0.0f;
   // The block's rows past Sq are skipped (the where above), but bounds do not know it: dout, an
   // input, is read at a clamped row.
-  f.dv_part(c, kr, kt, rb, g, b) += pair[0] * dout(c_v, head_r, Halide::min(row_r, seq_q - 1), b);
+  f.dv_part(c, kr, kt, rb, g, b) +=
+      pair[in.dropout.on() ? 2 : 0] * dout(c_v, head_r, Halide::min(row_r, seq_q - 1), b);
   f.over_row_blocks = RDom(0, (seq_q + row_block - 1) / row_block, "over_row_blocks");
   const Expr rb_r = f.over_row_blocks.x;
   f.over_row_blocks.where(meets(rb_r * row_block, row_block, kt * key_tile, key_tile));

@@ -66,8 +66,8 @@ Expr masked_product(const Expr &keep, const Expr &probability, const Expr &value
 }
 
 std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &s, const Expr &group_first, int pv_rows,
-                                            const Expr &lo, const Expr &hi, const Expr &batch, const Expr &seq_k,
-                                            const MaskInputs &masks) {
+                                            const Expr &lo, const Expr &hi, const Expr &batch,
+                                            const Expr &seq_k, const MaskInputs &masks) {
   if (s.mask.empty()) return {{lo, hi, false}};
   const KeySpan all = kept_by_all(s.mask, group_first, group_first + pv_rows - 1, batch, seq_k, masks);
   // Keys before the span, in it, after it: a partition of [lo, hi] even when the span is empty
@@ -123,9 +123,10 @@ void define_core_output(Func out, const std::vector<Halide::Var> &args, const Ex
     return;
   }
   // strict_float: the -inf constant must survive LLVM's no-infinities assumption.
-  const Expr row_lse = Halide::strict_float(Halide::select(
-      !finite, nan,
-      Halide::select(sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)), -std::numeric_limits<float>::infinity())));
+  const Expr row_lse = Halide::strict_float(
+      Halide::select(!finite, nan,
+                     Halide::select(sum > 0.0f, max + Halide::log(Halide::max(sum, 1e-30f)),
+                                    -std::numeric_limits<float>::infinity())));
   out(args) = Halide::Tuple(normalized, row_lse);
 }
 
@@ -190,7 +191,9 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // when padding is part of the mask (bottom-right aligned), or at q (top-left, s.align).
   const bool padded = s.mask.uses(attn::MaskOp::padding);
   auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
-  auto query_offset = [&](const Expr &batch) { return first_query_position(s.align, key_length(batch), seq_q); };
+  auto query_offset = [&](const Expr &batch) {
+    return first_query_position(s.align, key_length(batch), seq_q);
+  };
   const Expr query = tile * query_tile + row;
 
   f.query_tile = Func(in.name_prefix + "query_tile");
@@ -216,8 +219,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // (garbage in a cache slot), and NaN + penalty would reach the row's max.
   auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
     const Expr query_at = tile * query_tile + query_in_tile;
-    const MaskPoint point{query_at + query_offset(b), key_row(kb, k), Halide::min(query_at, seq_q - 1), h,
-                          b, key_length(b)};
+    const MaskPoint point{
+        query_at + query_offset(b), key_row(kb, k), Halide::min(query_at, seq_q - 1), h, b, key_length(b)};
     return lower_mask(s.mask, s.mask_block, point, in.masks);
   };
   auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
@@ -229,7 +232,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
 
   // The key spans a whole query tile may keep; blocks outside them are never visited.
   const Expr first_pos =
-      tile * query_tile + first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
+      tile * query_tile +
+      first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   // The spans read the length inputs directly: Halide lifts a predicate into the loop bounds
   // only when its loads come from input buffers, not from a realized Func such as the checked
   // lengths. It is safe, as the checks run before any tile does.
@@ -324,8 +328,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.scores(row, key, tile, h, b, kb) +=
         f.query_tile(row, rd, tile, h, b) * f.head_keys(rd, kb * key_block + key, h, b);
 
-    const ScorePoint point{
-        query + query_offset(b), kb * key_block + key, key_row(kb, key), query_row, h, b};
+    const ScorePoint point{query + query_offset(b), kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
     w.logits(row, key, tile, h, b, kb) = masked(w.key_penalty, key, logit);
 
@@ -340,11 +343,21 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.block_sum(row, tile, h, b, kb) = 0.0f;
     w.block_sum(row, tile, h, b, kb) += w.probs(row, in_hull(rk), tile, h, b, kb);
 
+    // Dropout scales what P.V multiplies, not the sum: the kept probabilities grow by 1 / (1 - p).
+    w.pv_probs = w.probs;
+    if (in.dropout.on()) {
+      w.dropout = define_dropout_words(in.name_prefix + "dropout_words" + suffix, in.dropout);
+      w.pv_probs = Func(in.name_prefix + "pv_probs" + suffix);
+      w.pv_probs(row, key, tile, h, b, kb) =
+          w.probs(row, key, tile, h, b, kb) *
+          dropout_factor(in.dropout, w.dropout, kb * key_block + key, tile * query_tile + row, h, b);
+    }
+
     const Expr group_row = f.pv_group * pv_rows + f.group_row;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) = 0.0f;
     for (size_t n = 0; n < pv_intervals.size(); ++n) {
       const Expr rgk = f.over_group_block[n].x;
-      const Expr p = w.probs(group_row, in_hull(rgk), tile, h, b, kb);
+      const Expr p = w.pv_probs(group_row, in_hull(rgk), tile, h, b, kb);
       const Expr value = f.head_values(dv, kb * key_block + rgk, h, b);
       w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) +=
           pv_intervals[n].select ? masked_product(keep_at(group_row, rgk), p, value) : p * value;

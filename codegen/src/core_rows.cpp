@@ -51,7 +51,9 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // Positions as in define_core: query row q sits at key position q + Lk - Sq (or q, top-left).
   const bool padded = s.mask.uses(attn::MaskOp::padding);
   auto key_length = [&](const Expr &batch) { return padded ? in.masks.key_lengths(batch) : seq_k; };
-  auto query_offset = [&](const Expr &batch) { return first_query_position(s.align, key_length(batch), seq_q); };
+  auto query_offset = [&](const Expr &batch) {
+    return first_query_position(s.align, key_length(batch), seq_q);
+  };
   const Expr query = tile * query_tile + row;
   const Expr query_row = Halide::min(query, seq_q - 1);
 
@@ -94,7 +96,8 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // bounds inference computes scores, logits and probs over the hull only: a causal tile's
   // rows stop at its last query.
   const Expr first_pos =
-      tile * query_tile + first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
+      tile * query_tile +
+      first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_pos, first_pos + query_tile - 1, b, seq_k, unchecked.masks);
   Expr first = 0, last = seq_k - 1, lo = 0, hi = seq_k - 1;
@@ -117,8 +120,12 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   // masked key's k may hold NaN: added to a penalty, it would reach the row's max).
   auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
     const Expr query_at = tile * query_tile + query_in_tile;
-    const MaskPoint point{query_at + query_offset(b), Halide::min(k, seq_k - 1),
-                          Halide::min(query_at, seq_q - 1), h, b, key_length(b)};
+    const MaskPoint point{query_at + query_offset(b),
+                          Halide::min(k, seq_k - 1),
+                          Halide::min(query_at, seq_q - 1),
+                          h,
+                          b,
+                          key_length(b)};
     return lower_mask(s.mask, s.mask_block, point, in.masks);
   };
   auto masked = [&](const Expr &k, const Expr &logit) { return masked_logit(keep_at(row, k), logit); };
@@ -146,12 +153,19 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   f.logits(row, key, tile, h, b) = masked(key, modified_logit(s, in, score, point));
 
   f.row_max(row, tile, h, b) = Expr(no_key_score);
-  f.row_max(row, tile, h, b) =
-      sticky_max(f.row_max(row, tile, h, b), f.logits(row, in_hull(rk), tile, h, b));
+  f.row_max(row, tile, h, b) = sticky_max(f.row_max(row, tile, h, b), f.logits(row, in_hull(rk), tile, h, b));
   // logit - max first (exact for nearby floats), as in define_core.
   f.probs(row, key, tile, h, b) = softmax_exp(f.logits(row, key, tile, h, b) - f.row_max(row, tile, h, b));
   f.row_sum(row, tile, h, b) = 0.0f;
   f.row_sum(row, tile, h, b) += f.probs(row, in_hull(rk), tile, h, b);
+  // Dropout scales what P.V multiplies, not the row's sum: kept probabilities grow by 1 / (1 - p).
+  f.pv_probs = f.probs;
+  if (in.dropout.on()) {
+    f.dropout = define_dropout_words("dropout_words", in.dropout);
+    f.pv_probs = Func("pv_probs");
+    f.pv_probs(row, key, tile, h, b) =
+        f.probs(row, key, tile, h, b) * dropout_factor(in.dropout, f.dropout, key, query, h, b);
+  }
 
   // P.V per group of pv_rows rows (the register block), over the keys the group may keep: none
   // for a group past seq_q, the hull of its own rows' spans under a mask (a causal tile's
@@ -167,8 +181,8 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   }
   // Inside that hull, the keys some row of the group does not keep take a select (a
   // probability of 0 times a masked key's NaN v would be NaN); the keys all keep do not.
-  std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
-      s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, unchecked.masks);
+  std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(s, first_pos + f.pv_group * pv_rows, pv_rows,
+                                                             group_lo, group_hi, b, seq_k, unchecked.masks);
   const Expr group_row = f.pv_group * pv_rows + f.group_row;
   if (!f.amx_values) f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) = 0.0f;
   if (f.bf16_dot) {
@@ -177,7 +191,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
     // at most one key past either end of the hull). No clamp on the key: through a clamp Halide
     // gathers the 32 lanes one by one.
     f.prob_pairs(f.pair, row, f.key_pair, tile, h, b) =
-        Halide::cast(Halide::BFloat(16), f.probs(row, 2 * f.key_pair + f.pair, tile, h, b));
+        Halide::cast(Halide::BFloat(16), f.pv_probs(row, 2 * f.key_pair + f.pair, tile, h, b));
   }
   if (f.amx_values) {
     // The whole blocks of 32 keys inside the group's plain interval (the keys all its rows keep)
@@ -230,7 +244,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
     RDom keys(0, seq_k, "over_group_keys_" + std::to_string(n));
     keys.where(group_in && keys.x >= pv_intervals[n].first && keys.x <= pv_intervals[n].last);
     f.over_group_keys.push_back(keys);
-    const Expr p = f.probs(group_row, in_hull(keys.x), tile, h, b);
+    const Expr p = f.pv_probs(group_row, in_hull(keys.x), tile, h, b);
     const Expr value = f.head_values(dv, keys.x, h, b);
     f.row_pv(dv, f.group_row, f.pv_group, tile, h, b) +=
         pv_intervals[n].select ? masked_product(keep_at(group_row, keys.x), p, value) : p * value;
@@ -341,13 +355,15 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   if (f.amx_scores) {
     schedule_amx_scores(score_block, staged, f.scores, f.row, f.key, f.over_head_dim.x);
   } else if (f.bf16_dot) {
-    schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_dim_pairs.y, t, f.over_dim_pairs.x);
+    schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_dim_pairs.y, t,
+                                   f.over_dim_pairs.x);
   } else {
     schedule_score_register_blocks(score_block, f.scores, f.row, f.key, f.over_head_dim.x, t);
   }
   if (stored_scores) per_tile(f.logits).vectorize(f.row, lanes);
   std::vector<Func> rows = {score_block, f.probs};
   if (stored_scores) rows.push_back(f.logits);
+  if (f.dropout.words.defined()) rows.push_back(f.pv_probs);
   // Past Sk by a register block's keys at most (a tile's 16 on AMX: Sk = 9 computes 16).
   const int keys_past = f.amx_scores ? std::max(t.score_rows, amx_tile_rows) : t.score_rows;
   for (Func per_key : rows)
@@ -361,6 +377,18 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   per_tile(f.probs).vectorize(f.row, lanes).unroll(f.row);
   per_tile(f.row_sum).vectorize(f.row, lanes);
   f.row_sum.update().reorder(f.row, over_keys).vectorize(f.row, lanes).unroll(f.row);
+  if (f.dropout.words.defined()) {
+    // Dropout: the tile's words (one Philox per row and 8 keys, vectors across rows), then the
+    // kept probabilities, as the exp's vectors.
+    f.dropout.words.compute_at(f.out, query_block)
+        .bound_storage(f.dropout.h, 1)
+        .bound_storage(f.dropout.b, 1)
+        .bound_storage(f.dropout.i, t.query_tile)
+        .vectorize(f.dropout.i, lanes);
+    // All of the tile's rows, as prob_pairs: through the P.V RDom's predicate bounds inference
+    // asked for rows past the tile (Sq = 37: 40 of a 32-row tile).
+    per_tile(f.pv_probs).bound(f.row, 0, t.query_tile).vectorize(f.row, lanes).unroll(f.row);
+  }
 
   // P.V: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability
   // broadcast per FMA, over every key the group keeps; stored once into the tile's sums.

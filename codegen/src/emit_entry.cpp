@@ -43,6 +43,7 @@ const char *dtype_enum(const std::string &dtype) {
   if (dtype == "bf16") return "ATTN_BF16";
   if (dtype == "i32") return "ATTN_I32";
   if (dtype == "u8") return "ATTN_U8";
+  if (dtype == "u64") return "ATTN_U64";
   return "ATTN_F32";
 }
 
@@ -90,9 +91,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       << (a.is_inout    ? 2
           : a.is_output ? 1
                         : 0)
-      << ", {" << c_items(fixed) << "}, {" << c_items(names) << "}, "
-      << a.broadcast_dims << "u, " << a.min_rank << ", " << (a.is_optional ? 1 : 0) << ", "
-      << c_double(a.default_value) << "},\n";
+      << ", {" << c_items(fixed) << "}, {" << c_items(names) << "}, " << a.broadcast_dims << "u, "
+      << a.min_rank << ", " << (a.is_optional ? 1 : 0) << ", " << c_double(a.default_value) << "},\n";
   }
   o << "};\n\n";
   bool any_gpu = false;

@@ -82,6 +82,7 @@ AttendedRows attend_group(const PipelineContext &ctx, const HeadGroupSlice &slic
   in.masks.mask = heads_from(in.masks.mask, slice.first_head, 2, slice.prefix + "mask");
   in.score_bias = heads_from(in.score_bias, slice.first_head, 2, slice.prefix + "score_bias");
   in.alibi_slopes = heads_from(in.alibi_slopes, slice.first_head, 0, slice.prefix + "alibi_slopes");
+  in.dropout.first_head = slice.first_head;  // dropout's counter counts every head of the spec
   if (used != nullptr) *used = in;
   if (ctx.gpu)
     return attend_in_blocks(ctx, in, g, ctx.tiles, ctx.spec.group_count == 0 ? ctx.gpu_tiles : gpu_tiles(g));

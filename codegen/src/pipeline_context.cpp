@@ -8,6 +8,7 @@ namespace attnc {
 Halide::Type halide_type(const std::string &dtype, bool bits) {
   if (dtype == "i32") return Halide::Int(32);
   if (dtype == "u8") return Halide::UInt(8);
+  if (dtype == "u64") return Halide::UInt(64);
   if (dtype == "f16") return bits ? Halide::UInt(16) : Halide::Float(16);
   if (dtype == "bf16") return bits ? Halide::UInt(16) : Halide::BFloat(16);
   return Halide::Float(32);
@@ -53,6 +54,12 @@ void PipelineContext::add_mask_inputs(CoreInputs &in) const {
   in.alibi_slopes = optional_input("alibi_slopes");
   in.score_bias = optional_input("score_bias");
   in.scale = optional_input("scale");
+  if (spec.has_dropout) {
+    in.dropout.seed = input("seed");
+    in.dropout.offset = input("offset");
+    in.dropout.probability = spec.dropout;
+    in.dropout.heads = spec.heads;
+  }
 }
 
 attn::Spec PipelineContext::core_spec() const {

@@ -75,6 +75,13 @@ void schedule_pairs(Func pairs, Func scores, const Halide::RDom &over_d, Func dp
   schedule_pair_sums(scores, over_d, dp, over_v, LoopLevel(pairs, key_outer), key, i, rows, lanes);
 }
 
+// Dropout's words for a pass's tile, where its pairs are: one Philox per row and 8 keys, vectors
+// across the rows.
+void schedule_dropout_words(DropoutWords words, const LoopLevel &at, int lanes) {
+  if (!words.words.defined()) return;
+  words.words.compute_at(at).bound_storage(words.b, 1).vectorize(words.i, lanes, TailStrategy::GuardWithIf);
+}
+
 // A block's sums computed at `at` over `rows` rows x `vectors` vectors of `inner`, the reduction
 // outermost so that they stay in registers.
 void schedule_register_block(Func sums, const LoopLevel &at, const Var &inner, const Var &outer,
@@ -165,6 +172,7 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
   schedule_pairs(f.pairs_kv, f.scores_kv, f.over_head_dim, f.dp_kv, f.over_value_dim,
                  LoopLevel(f.kv_sums, row_blocks), key, i, h, lanes, t.vector_registers, bt.key_tile,
                  bt.row_block, f.group);
+  schedule_dropout_words(f.dropout_kv, LoopLevel(f.kv_sums, row_blocks), lanes);
 
   // dq: a task per query tile of one head. Per chunk of keys that meets the tile: its dS
   // (key_chunk x query_tile), then register blocks of rows x head_dim summed over the chunk.
@@ -176,6 +184,7 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
   schedule_pairs(f.ds_q, f.scores_q, f.over_head_dim_q, f.dp_q, f.over_value_dim_q,
                  LoopLevel(f.dq_sums, key_chunks), key, i, h, lanes, t.vector_registers, bt.key_chunk,
                  bt.query_tile, 1);
+  schedule_dropout_words(f.dropout_q, LoopLevel(f.dq_sums, key_chunks), lanes);
 
   // dscore_bias: tiles of two key vectors x pair_rows rows in parallel, each tile's scores and dP
   // as the pairs' register blocks.
@@ -193,6 +202,7 @@ void schedule_backward_cpu(BackwardFuncs &f, const CpuTiles &t) {
         .unroll(row_inner);
     schedule_pair_sums(f.scores_bias, f.over_head_dim_bias, f.dp_bias, f.over_value_dim_bias,
                        LoopLevel(f.dscore_bias, key_outer), key, i, rows_per_tile, lanes);
+    schedule_dropout_words(f.dropout_bias, LoopLevel(f.dscore_bias, key_outer), lanes);
   }
 
   for (Func *grad : {&f.dq, &f.dk, &f.dv}) {

@@ -146,6 +146,8 @@ void schedule_backward_gpu(BackwardFuncs &f, const attn::Spec &s) {
       .gpu_threads(row_thread, key_thread);
   f.scores_kv.compute_at(f.pairs_kv, h);
   f.dp_kv.compute_at(f.pairs_kv, h);
+  // Dropout: each pair's thread its Philox words (one call's four: the pair's 8 keys' bits).
+  if (f.dropout_kv.words.defined()) f.dropout_kv.words.compute_at(f.pairs_kv, h);
 
   // dq: threads (dim group, query row); the loop over key chunks serial in the GPU block.
   const int dim_threads = f.head_dim / bt.dim_vectors;
@@ -171,6 +173,7 @@ void schedule_backward_gpu(BackwardFuncs &f, const attn::Spec &s) {
       .gpu_threads(key_thread, row_in);
   f.scores_q.compute_at(f.ds_q, key_round);
   f.dp_q.compute_at(f.ds_q, key_round);
+  if (f.dropout_q.words.defined()) f.dropout_q.words.compute_at(f.ds_q, key_round);
 
   // The gradients, read from the sums: a thread per (dim, row).
   schedule_grid_gpu(f.dq, d, i, h, b);
@@ -182,6 +185,7 @@ void schedule_backward_gpu(BackwardFuncs &f, const attn::Spec &s) {
     const Var thread("x_in");  // schedule_elementwise_gpu's innermost thread var
     f.scores_bias.compute_at(f.dscore_bias, thread);
     f.dp_bias.compute_at(f.dscore_bias, thread);
+    if (f.dropout_bias.words.defined()) f.dropout_bias.words.compute_at(f.dscore_bias, thread);
   }
 }
 

@@ -41,6 +41,28 @@ using Halide::Var;
 
 namespace {
 
+// Dropout in a key block: its words (one Philox per row and 8 keys, vectors across the tile's
+// rows), then the kept probabilities where the exp's are, in storage of one block.
+void schedule_dropout_cpu(Halide::Func pv_probs, DropoutWords d, CoreFuncs &f, const RVar &over_blocks,
+                          const CpuTiles &t) {
+  d.words.compute_at(f.state, over_blocks)
+      .bound_storage(d.i, t.query_tile)
+      .bound_storage(d.group, t.key_block / 8 + 1)
+      .bound_storage(d.h, 1)
+      .bound_storage(d.b, 1)
+      .vectorize(d.i, t.vector_width);
+  pv_probs.compute_at(f.state, over_blocks)
+      .bound(f.row, 0, t.query_tile)  // bounds through P.V's predicate overran the tile
+      .bound_storage(f.row, t.query_tile)
+      .bound_storage(f.key, t.key_block)
+      .bound_storage(f.tile, 1)
+      .bound_storage(f.h, 1)
+      .bound_storage(f.b, 1)
+      .bound_storage(f.kb, 1)
+      .vectorize(f.row, t.vector_width)
+      .unroll(f.row);
+}
+
 // Everything for one key block is computed inside the block loop of state update `stage`.
 void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &t) {
   const int lanes = t.vector_width;
@@ -113,6 +135,7 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   w.probs.compute_at(f.state, over_blocks).vectorize(f.row, lanes).unroll(f.row);
   w.block_sum.compute_at(f.state, over_blocks).vectorize(f.row, lanes);
   w.block_sum.update().reorder(f.row, over_block).vectorize(f.row, lanes).unroll(f.row);
+  if (w.dropout.words.defined()) schedule_dropout_cpu(w.pv_probs, w.dropout, f, over_blocks, t);
 
   // PV: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability
   // broadcast per FMA. One slice of head_dim_v at a time, so its rows of the V block stay in L1
@@ -161,7 +184,8 @@ void schedule_score_register_blocks(Halide::Func score_block, Halide::Func score
 }
 
 void schedule_pv_register_blocks(Halide::Func pv_block, Halide::Func pv, const Var &dv, const Var &group_row,
-                                 const Var &pv_group, const std::vector<PvKeyLoop> &over_keys, const CpuTiles &t) {
+                                 const Var &pv_group, const std::vector<PvKeyLoop> &over_keys,
+                                 const CpuTiles &t) {
   Var dv_slice("dv_slice"), dv_rest("dv_rest"), dv_vec("dv_vec"), dv_lane("dv_lane");
   pv_block.split(dv, dv_slice, dv_rest, t.pv_vector * t.pv_vectors)
       .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
@@ -267,6 +291,11 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   f.chunk_max.compute_at(f.partial, task);
   f.probs.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
   f.chunk_sum.compute_at(f.partial, task);
+  if (f.dropout.words.defined()) {
+    // Dropout: the chunk's words (one Philox per query and 8 keys), then its kept probabilities.
+    f.dropout.words.compute_at(f.partial, task).vectorize(f.dropout.group, lanes, TailStrategy::GuardWithIf);
+    f.pv_probs.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
+  }
 
   // P.V: per key group (split_keys_dots keys, as for q . k), every head and query sums the
   // group's rows of V into split_keys_pv_vectors registers, then adds them to the chunk's (it
@@ -318,7 +347,11 @@ void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {
   // Repacked once per call into contiguous panels (bf16 pairs: both features of a pair read as
   // rows and stored interleaved, the pair unrolled).
   if (f.bf16_pairs) {
-    f.weights_t.compute_root().reorder(f.pair, f.lane, f.col, f.panel).parallel(f.panel).vectorize(f.lane, lanes).unroll(f.pair);
+    f.weights_t.compute_root()
+        .reorder(f.pair, f.lane, f.col, f.panel)
+        .parallel(f.panel)
+        .vectorize(f.lane, lanes)
+        .unroll(f.pair);
   } else {
     f.weights_t.compute_root().parallel(f.panel).vectorize(f.lane, lanes);
   }
@@ -347,7 +380,8 @@ void schedule_linear_cpu(LinearFuncs &f, const CpuTiles &t, int rows) {
         .split(f.row, row_block, row_in, cols)
         .split(row_in, row_slice, row_rest, std::min(cols, 2 * lanes))
         .split(row_rest, row_vec, row_lane, lanes)
-        .reorder(f.over_inputs.x, row_lane, token_in, row_vec, f.over_inputs.y, row_slice, token_group, row_block, f.b)
+        .reorder(f.over_inputs.x, row_lane, token_in, row_vec, f.over_inputs.y, row_slice, token_group,
+                 row_block, f.b)
         .atomic()
         .vectorize(f.over_inputs.x)
         .vectorize(row_lane)

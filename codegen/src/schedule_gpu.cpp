@@ -113,6 +113,15 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
   if (w.key_penalty.defined())
     w.key_penalty.compute_at(in_thread).bound_storage(f.key, t.key_block).bound_storage(f.kb, 1);
   per_thread(w.probs).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+  if (w.dropout.words.defined()) {
+    // Dropout: each thread its row's words for the block's keys, then its kept probabilities.
+    w.dropout.words.compute_at(in_thread)
+        .bound_storage(w.dropout.i, 1)
+        .bound_storage(w.dropout.group, t.key_block / 8 + 1)
+        .bound_storage(w.dropout.h, 1)
+        .bound_storage(w.dropout.b, 1);
+    per_thread(w.pv_probs).bound_storage(f.row, 1).bound_storage(f.key, t.key_block);
+  }
   per_thread(w.block_max).bound_storage(f.row, 1);
   per_thread(w.block_sum).bound_storage(f.row, 1);
   // The group's value columns innermost and unrolled: per key one probability, value_columns

@@ -72,6 +72,20 @@ void schedule_split_keys_gpu(SplitKeysFuncs &f, const GpuTiles &t) {
         .gpu_threads(f.key);
   }
   f.scores.update().reorder(f.over_lanes.x, f.h, f.key).gpu_threads(f.key);
+  if (f.dropout.words.defined()) {
+    // Dropout: a thread per 8 keys computes their words for the block's heads, a thread per key
+    // then its kept probabilities.
+    f.dropout.words.compute_at(f.partial, f.c)
+        .bound_storage(f.dropout.group, t.split_keys_chunk / 8 + 1)
+        .bound_storage(f.dropout.h, heads)
+        .reorder(f.dropout.h, f.dropout.group)
+        .gpu_threads(f.dropout.group);
+    f.pv_probs.compute_at(f.partial, f.c)
+        .bound_storage(f.key, t.split_keys_chunk)
+        .bound_storage(f.h, heads)
+        .reorder(f.h, f.key)
+        .gpu_threads(f.key);
+  }
   // Each head's chunk max and sum: a thread per head, serial over the chunk's keys.
   for (Halide::Func per_chunk : {f.chunk_max, f.chunk_sum}) {
     per_chunk.compute_at(f.partial, f.c).bound_storage(f.h, heads).gpu_threads(f.h);

@@ -43,7 +43,8 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
 
   // Only keys < Sk inside the hull of the spans the mask may keep for any of the queries; the
   // predicate reads the length inputs directly so Halide lifts it into the loop bounds.
-  const Expr first_query = first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
+  const Expr first_query =
+      first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_query, first_query + seq_q - 1, b, seq_k, unchecked.masks);
   // A key group is visited when any of its keys is.
@@ -87,6 +88,14 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.chunk_sum = Func("chunk_sum");
   f.chunk_sum(c, i, h, b) = 0.0f;
   f.chunk_sum(c, i, h, b) += f.probs(rk, c, i, h, b);
+  // Dropout scales what P.V multiplies, not the sums: kept probabilities grow by 1 / (1 - p).
+  f.pv_probs = f.probs;
+  if (in.dropout.on()) {
+    f.dropout = define_dropout_words("dropout_words", in.dropout);
+    f.pv_probs = Func("pv_probs");
+    f.pv_probs(key, c, i, h, b) =
+        f.probs(key, c, i, h, b) * dropout_factor(in.dropout, f.dropout, key_pos(c, key), i, h, b);
+  }
 
   // P.V in two levels: a group's sum stays in registers across its keys (the schedule), so the
   // chunk's accumulator is read and written once per group rather than once per key. Keys of a
@@ -95,8 +104,8 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   const Expr group_key = g * group_keys + f.over_group.x;
   f.group_pv = Func("group_pv");
   f.group_pv(dv, g, c, i, h, b) = 0.0f;
-  f.group_pv(dv, g, c, i, h, b) +=
-      masked_product(kept(c, group_key), f.probs(group_key, c, i, h, b), in.v(dv, h / group, key_row(c, group_key), b));
+  f.group_pv(dv, g, c, i, h, b) += masked_product(kept(c, group_key), f.pv_probs(group_key, c, i, h, b),
+                                                  in.v(dv, h / group, key_row(c, group_key), b));
   f.chunk_pv = Func("chunk_pv");
   f.chunk_pv(dv, c, i, h, b) = 0.0f;
   f.chunk_pv(dv, c, i, h, b) += f.group_pv(dv, rg, c, i, h, b);

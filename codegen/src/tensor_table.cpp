@@ -25,12 +25,12 @@ const std::vector<Family> &families() {
       {"core (`form=core`, the default)",
        "heads=4 kv_heads=2 head_dim=16",
        {"mask=padding", "mask=prefix", "mask=document", "mask=tensor", "alibi=true", "score_bias=tensor",
-        "runtime_scale=true", "lse=true", "probs=true"}},
+        "runtime_scale=true", "dropout=0.1", "lse=true", "probs=true"}},
       {"block (`form=block`)",
        "d_model=64 heads=4 kv_heads=2 form=block",
        {"proj_bias=true", "qkv=fused", "qkv=fused proj_bias=true", "mask=padding", "mask=prefix",
-        "mask=document", "mask=tensor", "alibi=true", "score_bias=tensor", "runtime_scale=true", "lse=true",
-        "probs=true"}},
+        "mask=document", "mask=tensor", "alibi=true", "score_bias=tensor", "runtime_scale=true",
+        "dropout=0.1", "lse=true", "probs=true"}},
       {"block with `cross=true` (cross-attention)",
        "d_model=64 heads=4 kv_heads=2 form=block cross=true",
        {"proj_bias=true", "qkv=fused", "qkv=fused proj_bias=true", "mask=padding", "mask=prefix",
@@ -48,7 +48,7 @@ const std::vector<Family> &families() {
       {"backward (`backward=true`: the core form's gradients)",
        "heads=4 kv_heads=2 head_dim=16 backward=true",
        {"mask=padding", "mask=prefix", "mask=document", "mask=tensor", "alibi=true", "score_bias=tensor",
-        "runtime_scale=true", "score_bias=tensor dscore_bias=true"}},
+        "runtime_scale=true", "dropout=0.1", "score_bias=tensor dscore_bias=true"}},
   };
   return all;
 }
@@ -100,7 +100,8 @@ std::string unless(const Family &f, const std::string &name) {
   std::string settings;
   for (const char *setting : f.settings) {
     const std::optional<std::vector<ArgSpec>> args = arguments_of(std::string(f.base) + " " + setting);
-    if (args && find(*args, name) == nullptr) settings += (settings.empty() ? "`" : ", `") + std::string(setting) + "`";
+    if (args && find(*args, name) == nullptr)
+      settings += (settings.empty() ? "`" : ", `") + std::string(setting) + "`";
   }
   return settings.empty() ? "always" : "unless " + settings;
 }
@@ -115,7 +116,8 @@ std::string family_table(const Family &f) {
   for (const ArgSpec &a : base) listed.push_back(a.name);
   for (const char *setting : f.settings) {
     const std::string spec = std::string(f.base) + " " + setting;
-    const std::optional<std::vector<ArgSpec>> args = arguments_of(spec), in_f16 = arguments_of(spec + " dtype=f16");
+    const std::optional<std::vector<ArgSpec>> args = arguments_of(spec),
+                                              in_f16 = arguments_of(spec + " dtype=f16");
     if (!args) continue;
     for (const ArgSpec &a : *args) {
       if (std::find(listed.begin(), listed.end(), a.name) != listed.end()) continue;

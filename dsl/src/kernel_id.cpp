@@ -142,6 +142,7 @@ std::string kernel_id(const Spec &spec) {
   if (s.cross_attention) id += "_cross";
   if (s.backward_pass) id += "_bwd";
   if (s.score_bias_grad) id += "_dbias";
+  if (s.has_dropout) id += "_drop" + hex(std::bit_cast<uint32_t>(s.dropout), 8);
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

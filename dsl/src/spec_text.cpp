@@ -46,14 +46,16 @@ enum class Key {
   runtime_scale,
   cross,
   backward,
-  dscore_bias
+  dscore_bias,
+  dropout
 };
 constexpr std::string_view key_names[] = {
-    "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
-    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward", "dscore_bias"};
+    "name",  "d_model",       "heads", "kv_heads", "head_dim",    "head_dim_v", "head_groups", "form",
+    "qkv",   "proj_bias",     "mask",  "align",    "mask_block",  "dtype",      "scale",       "softcap",
+    "alibi", "score_bias",    "lse",   "kv_cache", "rope",        "rope_theta", "rope_dim",    "layout",
+    "probs", "runtime_scale", "cross", "backward", "dscore_bias", "dropout"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::dscore_bias) + 1);
+static_assert(key_count == static_cast<int>(Key::dropout) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -128,7 +130,8 @@ class SpecBuilder {
       case Key::mask_block:
         return set_mask_block(key, value);
       case Key::dtype:
-        if (value != "f32" && value != "f16" && value != "bf16") return bad(key, value, "is not one of f32|f16|bf16");
+        if (value != "f32" && value != "f16" && value != "bf16")
+          return bad(key, value, "is not one of f32|f16|bf16");
         spec = spec.with_dtype(value == "f16" ? DType::f16 : value == "bf16" ? DType::bf16 : DType::f32);
         return std::nullopt;
       case Key::scale:
@@ -183,6 +186,13 @@ class SpecBuilder {
         return set_bool(key, value, &Spec::backward);
       case Key::dscore_bias:
         return set_bool(key, value, &Spec::with_score_bias_grad);
+      case Key::dropout:
+        if (value == "none") {
+          spec.has_dropout = false;
+          spec.dropout = 0.0f;
+          return std::nullopt;
+        }
+        return set_float(key, value, &Spec::with_dropout);
     }
     return bad(key, value, "is not handled");
   }
@@ -236,17 +246,20 @@ class SpecBuilder {
     const size_t x = item.find('x');
     const size_t slash = item.find('/');
     if (x == std::string_view::npos || (slash != std::string_view::npos && slash < x))
-      return bad(key, value, ("has a group '" + std::string(item) +
-                              "' that is not HEADSxHEAD_DIM or HEADSxHEAD_DIM/KV_HEADS (e.g. 4x128+8x64/2)")
-                                 .c_str());
+      return bad(key, value,
+                 ("has a group '" + std::string(item) +
+                  "' that is not HEADSxHEAD_DIM or HEADSxHEAD_DIM/KV_HEADS (e.g. 4x128+8x64/2)")
+                     .c_str());
     const std::string_view dim_text =
         item.substr(x + 1, slash == std::string_view::npos ? slash : slash - x - 1);
     if (std::optional<std::string> error = read_int(key, item.substr(0, x), group.heads)) return error;
     if (std::optional<std::string> error = read_int(key, dim_text, group.head_dim)) return error;
     if (slash != std::string_view::npos)
-      if (std::optional<std::string> error = read_int(key, item.substr(slash + 1), group.kv_heads)) return error;
+      if (std::optional<std::string> error = read_int(key, item.substr(slash + 1), group.kv_heads))
+        return error;
     if (slash != std::string_view::npos && group.kv_heads == 0)
-      return bad(key, value, ("has a group '" + std::string(item) + "' with 0 kv heads (must be > 0)").c_str());
+      return bad(key, value,
+                 ("has a group '" + std::string(item) + "' with 0 kv heads (must be > 0)").c_str());
     return std::nullopt;
   }
 
@@ -292,14 +305,20 @@ class SpecBuilder {
     const auto [ptr, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), page);
     const std::string limit = std::to_string(limits::max_positions);
     if (ec == std::errc::result_out_of_range)
-      return bad(key, value, ("has a page size P that is too large: P must be at most " + limit +
-                              " tokens, e.g. paged(16)").c_str());
+      return bad(
+          key, value,
+          ("has a page size P that is too large: P must be at most " + limit + " tokens, e.g. paged(16)")
+              .c_str());
     if (ec != std::errc() || ptr != inner.data() + inner.size())
-      return bad(key, value, ("has a page size P ('" + std::string(inner) +
-                              "') that is not a decimal integer: give P in tokens, e.g. paged(16)").c_str());
+      return bad(key, value,
+                 ("has a page size P ('" + std::string(inner) +
+                  "') that is not a decimal integer: give P in tokens, e.g. paged(16)")
+                     .c_str());
     if (page <= 0)
-      return bad(key, value, ("has a page size P of " + std::to_string(page) + ": P must be > 0 and at most " +
-                              limit + ", e.g. paged(16)").c_str());
+      return bad(key, value,
+                 ("has a page size P of " + std::to_string(page) + ": P must be > 0 and at most " + limit +
+                  ", e.g. paged(16)")
+                     .c_str());
     spec = spec.with_kv_cache(KvCache::paged, page);
     return std::nullopt;
   }
@@ -371,6 +390,7 @@ std::string to_string(const Spec &spec) {
   if (s.cross_attention) out += " cross=true";
   if (s.backward_pass) out += " backward=true";
   if (s.score_bias_grad) out += " dscore_bias=true";
+  if (s.has_dropout) out += " dropout=" + float_text(s.dropout);
   return out;
 }
 

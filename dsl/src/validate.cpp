@@ -97,13 +97,14 @@ std::string head_group_text(const Spec &s, const SpecCheck &c) {
       return group_text(s, c.a) + ": kv heads (" + number(c.b) + ") must divide its heads (" +
              number(s.head_groups[c.a].heads) + ")";
     case P::head_groups_heads_mismatch:
-      return "heads (" + number(c.a) + ") must be left unset beside head_groups, or be their sum (" + number(c.b) + ")";
+      return "heads (" + number(c.a) + ") must be left unset beside head_groups, or be their sum (" +
+             number(c.b) + ")";
     case P::head_groups_kv_heads_mismatch:
       return "kv_heads (" + number(c.a) + ") must be left unset beside head_groups, or be their sum (" +
              number(c.b) + ")";
     case P::head_groups_head_dim_mismatch:
-      return "head_dim (" + number(c.a) + ") must be left unset beside head_groups, or be the widest group's (" +
-             number(c.b) + ")";
+      return "head_dim (" + number(c.a) +
+             ") must be left unset beside head_groups, or be the widest group's (" + number(c.b) + ")";
     case P::head_groups_head_dim_v_mismatch:
       return "head_dim_v (" + number(c.a) +
              ") must be left unset beside head_groups, or be the widest group's (" + number(c.b) + ")";
@@ -220,7 +221,9 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
       return "rope_theta and rope_dim need rope=neox or rope=interleaved (rope is none)";
     case P::probs_with_sequence:
       return std::string("probs=true does not combine with ") +
-             (c.a == 1 ? "kv_cache" : c.a == 2 ? "layout=varlen" : "head_groups") +
+             (c.a == 1   ? "kv_cache"
+              : c.a == 2 ? "layout=varlen"
+                         : "head_groups") +
              ": probs [B, H, Sq, Sk] is one matrix per batch element of one head size, with no Sk per " +
              (c.a == 3 ? "head group" : "sequence");
     case P::backward_unsupported:
@@ -230,14 +233,24 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
               : c.a == 3 ? "layout=varlen yet: pad the sequences to a batch (key_lengths) for now"
               : c.a == 4 ? "probs=true: it recomputes the probabilities from q, k and lse itself"
                          : "lse=true: lse is an input of the backward kernel (the forward's, with lse=true)");
+    case P::dropout_invalid: {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.9g", static_cast<double>(s.dropout));
+      return std::string("dropout (") + text + ") must be a probability in [0, 1)";
+    }
+    case P::dropout_unsupported:
+      return std::string("dropout does not take ") +
+             (c.a == 1 ? "kv_cache: a cache is for inference, where dropout is off"
+                       : "layout=varlen yet: pad the sequences to a batch (key_lengths) for now");
     case P::dscore_bias_without_backward:
       return std::string("dscore_bias=true needs ") +
              (c.a == 1 ? "backward=true: it is an output of the backward kernel"
                        : "score_bias=tensor: it is the gradient by that tensor");
     case P::page_too_large:
-      return "kv_cache=paged(" + number(c.a) + "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " +
-             number(c.a) + " * " + number(c.b) + " = " + std::to_string(int64_t{c.a} * c.b) +
-             " elements, more than the " + std::to_string(limits::max_tensor_elements) +
+      return "kv_cache=paged(" + number(c.a) +
+             "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " + number(c.a) + " * " +
+             number(c.b) + " = " + std::to_string(int64_t{c.a} * c.b) + " elements, more than the " +
+             std::to_string(limits::max_tensor_elements) +
              " a cache tensor may hold; use P <= " + std::to_string(limits::max_tensor_elements / c.b);
     case P::cross_attention_needs_block_form:
       return "cross=true (with_cross_attention) needs the block form: a core spec takes k and v as inputs "

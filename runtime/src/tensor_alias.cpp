@@ -15,6 +15,8 @@ int64_t element_bytes(attn_dtype dtype) {
       return 2;
     case ATTN_U8:
       return 1;
+    case ATTN_U64:
+      return 8;
     default:
       return 4;
   }
@@ -38,7 +40,8 @@ Span span_of(const attn_arg_info &info, const attn_tensor &t) {
   return {first, first + static_cast<uintptr_t>((last + 1) * element_bytes(t.dtype))};
 }
 
-bool overlap(const attn_arg_info &a_info, const attn_tensor &a, const attn_arg_info &b_info, const attn_tensor &b) {
+bool overlap(const attn_arg_info &a_info, const attn_tensor &a, const attn_arg_info &b_info,
+             const attn_tensor &b) {
   if (a.memory != b.memory) return false;  // host memory and device memory never alias
   if (a.memory == ATTN_OPENCL_BUFFER) return a.data == b.data;
   const Span x = span_of(a_info, a), y = span_of(b_info, b);
@@ -60,12 +63,12 @@ attn_status check_no_aliasing(const attn_kernel_desc &desc, const std::vector<co
       if (!overlap(desc.args[w], written, desc.args[o], other)) continue;
       const char *role = desc.args[w].is_output == ATTN_ARG_INOUT ? "in-out" : "output";
       const Span ws = span_of(desc.args[w], written), os = span_of(desc.args[o], other);
-      return fail(ATTN_ERR_ALIASED,
-                  "%s tensor '%s' shares memory with tensor '%s' (their bytes [%p, +%" PRId64
-                  ") and [%p, +%" PRId64
-                  ") overlap): outputs and in-outs need memory no other tensor of the call uses",
-                  role, desc.args[w].name, desc.args[o].name, written.data, static_cast<int64_t>(ws.end - ws.first),
-                  other.data, static_cast<int64_t>(os.end - os.first));
+      return fail(
+          ATTN_ERR_ALIASED,
+          "%s tensor '%s' shares memory with tensor '%s' (their bytes [%p, +%" PRId64 ") and [%p, +%" PRId64
+          ") overlap): outputs and in-outs need memory no other tensor of the call uses",
+          role, desc.args[w].name, desc.args[o].name, written.data, static_cast<int64_t>(ws.end - ws.first),
+          other.data, static_cast<int64_t>(os.end - os.first));
     }
   }
   return ATTN_OK;

@@ -349,6 +349,10 @@ halide_type_t halide_type_of(attn_dtype dtype) {
       type.code = halide_type_uint;
       type.bits = 8;
       break;
+    case ATTN_U64:
+      type.code = halide_type_uint;
+      type.bits = 64;
+      break;
   }
   return type;
 }

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "attn/check.h"
+#include "attn/kernel_id.h"
 #include "attn/spec_text.h"
 #include "attn/validate.h"
 
@@ -62,6 +64,35 @@ TEST_CASE("backward takes the core form without a cache, varlen, probs or lse, a
   static_assert(attn::check_spec(core.backward()).ok());
   static_assert(attn::check_spec(core.backward().with_lse()).problem ==
                 attn::SpecProblem::backward_unsupported);
+}
+
+TEST_CASE("dropout: a probability in [0, 1), not with a cache or varlen; its text, id and printing") {
+  CHECK(text_error("heads=2 head_dim=16 mask=causal dropout=0.1") == "ok");
+  CHECK(text_error("heads=2 head_dim=16 dropout=0 backward=true") == "ok");
+  CHECK(text_error("form=block d_model=32 heads=2 dropout=0.5") == "ok");
+  CHECK(text_error("name=x heads=2 head_dim=16 dropout=1") ==
+        "spec 'x': dropout (1) must be a probability in [0, 1)");
+  CHECK(text_error("heads=2 head_dim=16 dropout=-0.25").find("dropout (-0.25) must be") != std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 dropout=nan").find("must be a probability") != std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 kv_cache=contiguous dropout=0.1")
+            .find("dropout does not take kv_cache") != std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 layout=varlen dropout=0.1")
+            .find("dropout does not take layout=varlen") != std::string::npos);
+  constexpr attn::Spec core = attn::attention().with_heads(2).with_head_dim(16);
+  static_assert(attn::check_spec(core.with_dropout(0.1f)).ok());
+  static_assert(attn::check_spec(core.with_dropout(1.0f)).problem == attn::SpecProblem::dropout_invalid);
+  static_assert(attn::check_spec(core.with_dropout(0.1f).with_kv_cache(attn::KvCache::contiguous)).problem ==
+                attn::SpecProblem::dropout_unsupported);
+  // The same kernel from the text and the C++ DSL; the probability's bits in the id; dropout=none is off.
+  const attn::ParseResult parsed = attn::parse_spec("heads=2 head_dim=16 dropout=0.1");
+  REQUIRE(parsed.ok);
+  CHECK(attn::kernel_id(attn::resolve(parsed.spec)) ==
+        attn::kernel_id(attn::resolve(core.with_dropout(0.1f))));
+  CHECK(attn::kernel_id(attn::resolve(core.with_dropout(0.1f))) == "attn_core_h2_kv2_d16_f32_drop3dcccccd");
+  CHECK(attn::to_string(attn::resolve(parsed.spec)).find(" dropout=0.100000001") != std::string::npos);
+  const attn::ParseResult off = attn::parse_spec("heads=2 head_dim=16 dropout=none");
+  REQUIRE(off.ok);
+  CHECK(!off.spec.has_dropout);
 }
 
 TEST_CASE("a cache page must fit the 2^31 - 1 elements of one tensor") {

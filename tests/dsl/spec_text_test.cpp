@@ -147,9 +147,11 @@ TEST_CASE("parse_spec keeps what the user wrote") {
 
 TEST_CASE("parse_spec rejects malformed pairs") {
   CHECK(spec_error("heads=12 head=64") ==
-        "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, head_groups, form, "
-        "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, rope, "
-        "rope_theta, rope_dim, layout, probs, runtime_scale, cross, backward, dscore_bias)");
+        "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, head_groups, "
+        "form, "
+        "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, "
+        "rope, "
+        "rope_theta, rope_dim, layout, probs, runtime_scale, cross, backward, dscore_bias, dropout)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");
@@ -201,9 +203,10 @@ TEST_CASE("parse_spec rejects bad values, naming key and value") {
 }
 
 TEST_CASE("paged(P) says what is wrong with P, and rope_theta states its limit (issue 32)") {
-  CHECK(spec_error("heads=2 head_dim=16 kv_cache=paged(99999999999)") ==
-        "key 'kv_cache': 'paged(99999999999)' has a page size P that is too large: P must be at most 16777216 "
-        "tokens, e.g. paged(16)");
+  CHECK(
+      spec_error("heads=2 head_dim=16 kv_cache=paged(99999999999)") ==
+      "key 'kv_cache': 'paged(99999999999)' has a page size P that is too large: P must be at most 16777216 "
+      "tokens, e.g. paged(16)");
   CHECK(spec_error("heads=2 head_dim=16 kv_cache=paged(0x10)") ==
         "key 'kv_cache': 'paged(0x10)' has a page size P ('0x10') that is not a decimal integer: give P in "
         "tokens, e.g. paged(16)");
@@ -212,7 +215,8 @@ TEST_CASE("paged(P) says what is wrong with P, and rope_theta states its limit (
         "e.g. paged(16)");
   CHECK(spec_error("kv_cache=paged(+16)").find("('+16') that is not a decimal integer") != std::string::npos);
   CHECK(spec_error("kv_cache=paged(0)") ==
-        "key 'kv_cache': 'paged(0)' has a page size P of 0: P must be > 0 and at most 16777216, e.g. paged(16)");
+        "key 'kv_cache': 'paged(0)' has a page size P of 0: P must be > 0 and at most 16777216, e.g. "
+        "paged(16)");
   CHECK(spec_error("kv_cache=paged(-4)").find("P of -4: P must be > 0") != std::string::npos);
   CHECK(spec_error("heads=2 head_dim=16 kv_cache=paged(16777217)") ==
         "spec '<unnamed>': kv_cache=paged(P): the page size P (16777217) must be > 0 and at most 16777216");
@@ -224,7 +228,8 @@ TEST_CASE("paged(P) says what is wrong with P, and rope_theta states its limit (
 }
 
 TEST_CASE("align: printed only when top_left, parsed both ways") {
-  const attn::Spec top_left = attn::attention().with_heads(2).with_head_dim(16).causal().with_align(attn::Align::top_left);
+  const attn::Spec top_left =
+      attn::attention().with_heads(2).with_head_dim(16).causal().with_align(attn::Align::top_left);
   const std::string text = attn::to_string(top_left);
   CHECK(text.find(" mask=causal align=top_left mask_block=0 ") != std::string::npos);
   CHECK(attn::to_string(top_left.with_align(attn::Align::bottom_right)).find("align") == std::string::npos);

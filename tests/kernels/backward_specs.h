@@ -1,5 +1,5 @@
 // backward_specs.h: the specs of attnc_backward_kernels (tests/kernels/CMakeLists.txt): each backward
-// kernel and its forward (the same spec with lse=true instead of backward=true).
+// kernel and its forward (the same spec with lse=true instead of backward=true), dropout in some.
 #pragma once
 
 namespace attnc::test {
@@ -7,7 +7,7 @@ namespace attnc::test {
 inline const char *const backward_specs[] = {
     "heads=4 kv_heads=2 head_dim=24 mask=causal backward=true",
     "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true "
-    "score_bias=tensor backward=true",
+    "score_bias=tensor dropout=0.5 backward=true",
     "heads=3 kv_heads=1 head_dim=32 mask=document&padding backward=true",
     "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true backward=true",
     "heads=2 head_dim=64 mask=none backward=true",
@@ -18,12 +18,17 @@ inline const char *const backward_specs[] = {
     "backward=true",
     "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor backward=true "
     "dscore_bias=true",
+    "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true "
+    "score_bias=tensor backward=true",
+    "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 dropout=0.1 backward=true",
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor dropout=0.3 backward=true "
+    "dscore_bias=true",
 };
 
 inline const char *const backward_forward_specs[] = {
     "heads=4 kv_heads=2 head_dim=24 mask=causal lse=true",
     "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true "
-    "score_bias=tensor lse=true",
+    "score_bias=tensor dropout=0.5 lse=true",
     "heads=3 kv_heads=1 head_dim=32 mask=document&padding lse=true",
     "heads=2 head_dim=8 mask=prefix|window(5,3) scale=0.3 runtime_scale=true lse=true",
     "heads=2 head_dim=64 mask=none lse=true",
@@ -32,6 +37,10 @@ inline const char *const backward_forward_specs[] = {
     "heads=4 kv_heads=2 head_dim=16 mask=causal rope=neox lse=true",
     "heads=2 head_dim=16 head_dim_v=8 mask=window(6,2) rope=interleaved rope_dim=8 rope_theta=500 lse=true",
     "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor lse=true",
+    "heads=2 head_dim=16 head_dim_v=24 mask=(window(3,1)|global(1))&tensor softcap=2 alibi=true "
+    "score_bias=tensor lse=true",
+    "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 dropout=0.1 lse=true",
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor dropout=0.3 lse=true",
 };
 
 }  // namespace attnc::test

@@ -142,24 +142,8 @@ std::vector<const char *> active_specs() {
   return {std::begin(backward_specs), std::begin(backward_specs) + active_count};
 }
 
-// The instruction-set caps that select each variant the library has on this CPU (none: the best;
-// "avx2" on x86, "neon" on AArch64: the baseline variant, where the best is another).
 std::vector<const char *> variant_caps() {
-#if defined(__aarch64__)
-  const char *const baseline = "neon";
-#else
-  const char *const baseline = "avx2";
-#endif
-  std::vector<const char *> caps = {nullptr};
-  const attn_kernel *kernel = find_kernel(parse(backward_specs[0]));
-  REQUIRE(kernel != nullptr);
-  const std::string best = attn_kernel_selected_target(kernel);
-  REQUIRE(attn_set_max_isa(baseline) == ATTN_OK);
-  const std::string capped = attn_kernel_selected_target(kernel);
-  REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
-  if (!capped.empty() && capped != best) caps.push_back(baseline);
-  MESSAGE("variants run: ", best, (caps.size() > 1 ? "; " + capped : std::string()));
-  return caps;
+  return attnc::test::variant_caps(find_kernel(parse(backward_specs[0])));
 }
 
 TEST_CASE("the spec list matches the linked kernels") {

@@ -15,7 +15,8 @@ GuardedBuffer::GuardedBuffer(size_t bytes) : bytes_(bytes) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t body = (bytes + slack_bytes + page - 1) / page * page;
   mapping_bytes_ = body + 2 * page;
-  void *mapping = mmap(nullptr, mapping_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *mapping =
+      mmap(nullptr, mapping_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping == MAP_FAILED) throw std::bad_alloc();
   mapping_ = static_cast<uint8_t *>(mapping);
   if (mprotect(mapping_ + page, body, PROT_READ | PROT_WRITE) != 0) {
@@ -27,7 +28,9 @@ GuardedBuffer::GuardedBuffer(size_t bytes) : bytes_(bytes) {
   std::memset(mapping_ + page, sentinel, body - bytes);
 }
 
-GuardedBuffer::GuardedBuffer(GuardedBuffer &&other) noexcept { *this = std::move(other); }
+GuardedBuffer::GuardedBuffer(GuardedBuffer &&other) noexcept {
+  *this = std::move(other);
+}
 
 GuardedBuffer &GuardedBuffer::operator=(GuardedBuffer &&other) noexcept {
   if (this != &other) {
@@ -40,7 +43,9 @@ GuardedBuffer &GuardedBuffer::operator=(GuardedBuffer &&other) noexcept {
   return *this;
 }
 
-GuardedBuffer::~GuardedBuffer() { release(); }
+GuardedBuffer::~GuardedBuffer() {
+  release();
+}
 
 void GuardedBuffer::release() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);

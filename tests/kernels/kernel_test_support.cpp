@@ -165,6 +165,23 @@ double scale_of(const attn::Spec &s) {
   return s.has_scale ? static_cast<double>(s.scale) : reference::default_scale(s.head_dim);
 }
 
+std::vector<const char *> variant_caps(const attn_kernel *kernel) {
+#if defined(__aarch64__)
+  const char *const baseline = "neon";
+#else
+  const char *const baseline = "avx2";
+#endif
+  std::vector<const char *> caps = {nullptr};
+  REQUIRE(kernel != nullptr);
+  const std::string best = attn_kernel_selected_target(kernel);
+  REQUIRE(attn_set_max_isa(baseline) == ATTN_OK);
+  const std::string capped = attn_kernel_selected_target(kernel);
+  REQUIRE(attn_set_max_isa(nullptr) == ATTN_OK);
+  if (!capped.empty() && capped != best) caps.push_back(baseline);
+  MESSAGE("variants run: ", best, (caps.size() > 1 ? "; " + capped : std::string()));
+  return caps;
+}
+
 attn_status Call::run(const attn_kernel *kernel) {
   std::vector<attn_arg> args;
   for (auto &[name, tensor] : tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
@@ -174,6 +191,8 @@ attn_status Call::run(const attn_kernel *kernel) {
     args.push_back(attn_arg{name.c_str(), tensor.c_tensor(bits_dtype)});
   for (auto &[name, value] : scalars)
     args.push_back(attn_arg{name.c_str(), {&value, ATTN_F32, 0, nullptr, nullptr}});
+  for (auto &[name, value] : u64_scalars)
+    args.push_back(attn_arg{name.c_str(), {&value, ATTN_U64, 0, nullptr, nullptr}});
   return attn_run(kernel, args.data(), static_cast<int>(args.size()));
 }
 
@@ -324,6 +343,10 @@ void add_runtime_inputs(const attn::Spec &s, Call &call, int batch, int seq_q, i
     t.fill_uniform(rng, 2.0f);
     call.tensors.emplace("score_bias", std::move(t));
   }
+  if (s.has_dropout) {
+    call.u64_scalars["seed"] = (uint64_t{rng()} << 32) | rng();
+    call.u64_scalars["offset"] = (uint64_t{rng()} << 32) | rng();
+  }
 }
 
 reference::Options reference_options(const attn::Spec &s, const Call &call) {
@@ -355,6 +378,12 @@ reference::Options reference_options(const attn::Spec &s, const Call &call) {
     o.inputs.mask = it->second.view();
   o.inputs.alibi_slopes = view("alibi_slopes");
   o.inputs.score_bias = view("score_bias");
+  if (s.has_dropout) {
+    o.dropout.on = true;
+    o.dropout.p = s.dropout;
+    o.dropout.seed = call.u64_scalars.at("seed");
+    o.dropout.offset = call.u64_scalars.at("offset");
+  }
   return o;
 }
 
@@ -393,7 +422,8 @@ Expected expected_result(const attn::Spec &s, const Call &call) {
     std::vector<reference::HeadGroupShape> groups;
     for (int g = 0; g < s.group_count; ++g) {
       const attn::HeadGroup &group = s.head_groups[g];
-      const double scale = s.has_scale ? static_cast<double>(s.scale) : reference::default_scale(group.head_dim);
+      const double scale =
+          s.has_scale ? static_cast<double>(s.scale) : reference::default_scale(group.head_dim);
       groups.push_back({group.heads, attn::group_kv_heads(group), group.head_dim, scale});
     }
     take(reference::block_groups_reference(view("x"), w, groups, o),

@@ -81,6 +81,11 @@ const attn_kernel *find_kernel(const attn::Spec &spec);
 // The spec's scale in double: its own, or 1 / sqrt(head_dim).
 double scale_of(const attn::Spec &resolved);
 
+// The instruction-set caps that select each variant a kernel has on this CPU, for
+// attn_set_max_isa: null (the best) and the baseline ("avx2" on x86, "neon" on AArch64) where that
+// selects another variant. Prints which variants run.
+std::vector<const char *> variant_caps(const attn_kernel *kernel);
+
 // Every tensor of one call, by argument name.
 struct Call {
   std::map<std::string, Tensor> tensors;             // f32: q, k, v, x, weights, out, lse, ...
@@ -89,6 +94,7 @@ struct Call {
   std::map<std::string, BitsTensor> bits_tensors;    // f16 / bf16: q, k, v, x, weights, out
   attn_dtype bits_dtype = ATTN_F16;                  // bits_tensors' dtype: ATTN_F16 or ATTN_BF16
   std::map<std::string, float> scalars;              // rank-0 f32: a run-time scale
+  std::map<std::string, uint64_t> u64_scalars;       // rank-0 u64: dropout's seed and offset
   attn_status run(const attn_kernel *kernel);        // passes every tensor, names as keys
 };
 
@@ -117,7 +123,8 @@ std::ostream &operator<<(std::ostream &os, MaskShape shape);
 // Adds the runtime inputs the spec uses, random: key_lengths in [0, Sk] (batch 1 gets Sk and batch 2
 // gets 0 when there are that many), prefix_lengths in [0, Sk], sorted segment ids of up to 4
 // documents, a uint8 mask keeping about 70% of pairs (with values 1..255), alibi slopes in
-// [0.01, 0.5] and score_bias uniform in [-2, 2]. seq_q = seq_k = S for the block form.
+// [0.01, 0.5] and score_bias uniform in [-2, 2], dropout's seed and offset (any 64-bit values).
+// seq_q = seq_k = S for the block form.
 void add_runtime_inputs(const attn::Spec &resolved, Call &call, int batch, int seq_q, int seq_k, bool padded,
                         MaskShape mask_shape, std::mt19937 &rng);
 

@@ -84,6 +84,7 @@ Call storage_call(const attn::Spec &s, Call &f32_call) {
   call.index_tensors = f32_call.index_tensors;
   call.byte_tensors = f32_call.byte_tensors;
   call.scalars = f32_call.scalars;
+  call.u64_scalars = f32_call.u64_scalars;
   call.bits_dtype = runtime_dtype(s.dtype);
   const uint16_t unread = to_bits(s.dtype, std::numeric_limits<float>::quiet_NaN());
   const uint16_t sentinel = to_bits(s.dtype, output_sentinel);

@@ -11,8 +11,8 @@
 namespace attnc::test {
 
 // Few specs, each carrying many features: generation costs ~15 s a spec on the shared machine.
-// Every dtype gets the same three core specs and two block specs (bf16 two more core specs); between the two dtypes the
-// block specs take all four of {separate, fused} x {bias, no bias}.
+// Every dtype gets the same three core specs and two block specs (bf16 two more core specs); between the two
+// dtypes the block specs take all four of {separate, fused} x {bias, no bias}.
 inline const char *const low_precision_specs[] = {
     // GQA, Dv < D, causal & padding | global, lse: the block core (global reads few blocks)
     "heads=4 kv_heads=2 head_dim=32 head_dim_v=16 mask=(causal&padding)|global(2) lse=true dtype=bf16",

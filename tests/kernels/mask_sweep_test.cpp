@@ -82,8 +82,8 @@ const MaskCase long_cases[] = {
     // Top-left alignment on the packed pipeline, and with Sq > Sk (rows past Sk see every key).
     {"heads=2 head_dim=16 mask=causal align=top_left", 4, 1000, 1040, MaskShape::sq_sk, false},
     {"heads=2 head_dim=16 mask=causal align=top_left", 2, 300, 129, MaskShape::sq_sk, true},
-    {"heads=2 kv_heads=1 head_dim=16 mask=(window(4,2)|global(2))&padding align=top_left alibi=true lse=true", 3,
-     1000, 700, MaskShape::sq_sk, false},
+    {"heads=2 kv_heads=1 head_dim=16 mask=(window(4,2)|global(2))&padding align=top_left alibi=true lse=true",
+     3, 1000, 700, MaskShape::sq_sk, false},
 };
 
 // Large scores for the softcap specs (a cap of 1.5 .. 3 against scores in the tens).

@@ -147,7 +147,8 @@ RandomCase draw_case(const std::vector<std::string> &specs, uint64_t sweep_seed,
   c.mask_shape = rank4[uniform(rng, 0, 2)];
   constexpr Layout layouts[] = {Layout::dense, Layout::padded, Layout::heads_outer, Layout::batch_broadcast};
   c.layout = layouts[uniform(rng, 0, 3)];
-  if (spec.form == attn::Form::core && uniform(rng, 0, 4) == 0) c.q_gain = static_cast<float>(uniform(rng, 3, 8));
+  if (spec.form == attn::Form::core && uniform(rng, 0, 4) == 0)
+    c.q_gain = static_cast<float>(uniform(rng, 3, 8));
   c.inputs = draw_input_style(rng);
   constexpr int thread_counts[] = {0, 0, 1, 2, 3};
   c.threads = thread_counts[uniform(rng, 0, 4)];

@@ -25,13 +25,13 @@ struct RandomCase {
   Regime regime = Regime::tiny;
   int batch = 1;
   int seq_q = 1;
-  int seq_k = 1;             // the block form: seq_q = seq_k = S
-  MaskShape mask_shape{};    // mask and score_bias: always rank 4, B and/or H possibly 1
+  int seq_k = 1;                  // the block form: seq_q = seq_k = S
+  MaskShape mask_shape{};         // mask and score_bias: always rank 4, B and/or H possibly 1
   Layout layout = Layout::dense;  // of activations and outputs; the other tensors padded unless dense
-  float q_gain = 1.0f;       // q (core) scaled: large scores, where softcap and the running max bite
-  InputStyle inputs;         // how lengths, segment ids and the mask tensor are drawn
-  int threads = 0;           // attn_kernel_set_threads (0: one per core)
-  uint32_t values_seed = 0;  // q/k/v or x and weights, then the runtime inputs
+  float q_gain = 1.0f;            // q (core) scaled: large scores, where softcap and the running max bite
+  InputStyle inputs;              // how lengths, segment ids and the mask tensor are drawn
+  int threads = 0;                // attn_kernel_set_threads (0: one per core)
+  uint32_t values_seed = 0;       // q/k/v or x and weights, then the runtime inputs
 };
 // Everything to read and rerun the case (SWEEP_SEED / SWEEP_FIRST / SWEEP_CASES=1).
 std::ostream &operator<<(std::ostream &os, const RandomCase &c);
@@ -45,9 +45,9 @@ RandomCase draw_case(const std::vector<std::string> &specs, uint64_t sweep_seed,
 // The sweep's settings from the environment (SWEEP_CASES, SWEEP_SEED, SWEEP_FIRST), with these
 // defaults where unset: `make test` runs the defaults, `make sweep` sets them.
 struct SweepSettings {
-  int cases = 0;           // per target
+  int cases = 0;  // per target
   uint64_t seed = 0;
-  int first = 0;           // the first case index (to rerun one case: SWEEP_FIRST=i SWEEP_CASES=1)
+  int first = 0;  // the first case index (to rerun one case: SWEEP_FIRST=i SWEEP_CASES=1)
 };
 SweepSettings sweep_settings(int default_cases, uint64_t default_seed);
 

@@ -7,8 +7,8 @@ namespace attnc::test {
 
 std::ostream &operator<<(std::ostream &os, const InputStyle &style) {
   static const char *const ids[] = {"sorted ids", "unsorted ids", "extreme ids"};
-  return os << (style.edge_lengths ? "edge lengths" : "uniform lengths") << ", " << ids[style.ids] << ", mask keeps "
-            << style.mask_keep_percent << "%";
+  return os << (style.edge_lengths ? "edge lengths" : "uniform lengths") << ", " << ids[style.ids]
+            << ", mask keeps " << style.mask_keep_percent << "%";
 }
 
 InputStyle draw_input_style(std::mt19937_64 &rng) {
@@ -56,7 +56,8 @@ void apply_input_style(const InputStyle &style, Call &call, std::mt19937 &rng) {
   if (style.ids != 0)
     for (const char *name : {"segment_ids_q", "segment_ids_k"})
       if (IndexTensor *t = index(name)) redraw_ids(*t, style.ids, rng);
-  if (auto it = call.byte_tensors.find("mask"); it != call.byte_tensors.end() && style.mask_keep_percent != 70) {
+  if (auto it = call.byte_tensors.find("mask");
+      it != call.byte_tensors.end() && style.mask_keep_percent != 70) {
     std::bernoulli_distribution keep(style.mask_keep_percent / 100.0);
     std::uniform_int_distribution<int> value(1, 255);
     ByteTensor &mask = it->second;

@@ -38,7 +38,8 @@ std::vector<int64_t> strides_in_order(const std::vector<int64_t> &shape, const s
   return strides;
 }
 
-void relayout(Call &call, const std::string &name, const std::vector<int> &memory_order, bool broadcast_batch) {
+void relayout(Call &call, const std::string &name, const std::vector<int> &memory_order,
+              bool broadcast_batch) {
   auto it = call.tensors.find(name);
   if (it == call.tensors.end()) return;
   Tensor &old = it->second;

@@ -85,9 +85,8 @@ void run_sweep(const char *target_name, const std::vector<std::string> &specs) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::ostringstream summary;
-  summary << target_name << ": " << settings.cases << " cases (SWEEP_SEED=" << settings.seed
-          << ", first " << settings.first << ") over " << specs.size() << " specs in " << seconds
-          << " s; ";
+  summary << target_name << ": " << settings.cases << " cases (SWEEP_SEED=" << settings.seed << ", first "
+          << settings.first << ") over " << specs.size() << " specs in " << seconds << " s; ";
   for (const auto &[regime, n] : by_regime) summary << regime << " " << n << ", ";
   summary << failures << " failed (" << errors << " run errors)";
   if (!failed.empty()) {
@@ -186,7 +185,8 @@ bool is_second_variant(const std::string &target) {
 }
 #endif
 
-TEST_CASE("random cases match the fp64 reference: the second variant (AVX2, or NEON), the two-variant specs") {
+TEST_CASE(
+    "random cases match the fp64 reference: the second variant (AVX2, or NEON), the two-variant specs") {
   const attn_kernel *kernel = find_kernel(parse(random_sweep_specs[0]));
   REQUIRE(kernel != nullptr);
   const std::string variants = attn_kernel_target(kernel);

@@ -57,11 +57,12 @@ class GuardedCall {
                      std::mt19937 &rng) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
-    GuardedTensor &t =
-        tensors_.emplace_back(GuardedTensor{name, dtype, std::move(shape), written, GuardedBuffer(size_t(n) * 4)});
+    GuardedTensor &t = tensors_.emplace_back(
+        GuardedTensor{name, dtype, std::move(shape), written, GuardedBuffer(size_t(n) * 4)});
     if (dtype == ATTN_F32) {
       std::normal_distribution<float> normal;
-      for (int64_t e = 0; e < n; ++e) t.f32()[e] = written && name != "k_cache" && name != "v_cache" ? -777.0f : normal(rng);
+      for (int64_t e = 0; e < n; ++e)
+        t.f32()[e] = written && name != "k_cache" && name != "v_cache" ? -777.0f : normal(rng);
     }
     return t;
   }
@@ -77,8 +78,10 @@ class GuardedCall {
       const bool changed = change != nullptr && change->name == t.name;
       const std::vector<int64_t> &shape = changed ? change->shape : t.shape;
       const int64_t *strides = changed && !change->strides.empty() ? change->strides.data() : nullptr;
-      uint8_t *data = changed && !change->data_of.empty() ? at(change->data_of).storage.data() : t.storage.data();
-      args.push_back({t.name.c_str(), {data, t.dtype, int32_t(shape.size()), shape.data(), strides, ATTN_HOST}});
+      uint8_t *data =
+          changed && !change->data_of.empty() ? at(change->data_of).storage.data() : t.storage.data();
+      args.push_back(
+          {t.name.c_str(), {data, t.dtype, int32_t(shape.size()), shape.data(), strides, ATTN_HOST}});
     }
     return attn_run(kernel, args.data(), int(args.size()));
   }
@@ -156,8 +159,8 @@ void add_cache_tensors(GuardedCall &call, const attn::Spec &s, const CacheShape 
 }
 
 // A varlen call over `lengths` (Sq, Sk) pairs.
-void add_varlen_tensors(GuardedCall &call, const attn::Spec &s, const std::vector<std::pair<int, int>> &lengths,
-                        std::mt19937 &rng) {
+void add_varlen_tensors(GuardedCall &call, const attn::Spec &s,
+                        const std::vector<std::pair<int, int>> &lengths, std::mt19937 &rng) {
   std::vector<int32_t> cu_q{0}, cu_k{0};
   for (auto [sq, sk] : lengths) {
     cu_q.push_back(cu_q.back() + sq);
@@ -184,7 +187,8 @@ std::string cache_violation(const attn::Spec &s, GuardedCall &call, const CacheS
   const int32_t *lengths = call.at("cache_seqlens").i32();
   for (int b = 0; b < c.batch; ++b) {
     const int64_t keys = int64_t{lengths[b]} + c.seq_q;
-    if (lengths[b] < 0 || keys > capacity || keys > i32_max) return "cache_seqlens[" + std::to_string(b) + "]";
+    if (lengths[b] < 0 || keys > capacity || keys > i32_max)
+      return "cache_seqlens[" + std::to_string(b) + "]";
     if (!paged) continue;
     for (int64_t p = 0; p * s.page_size < keys; ++p) {
       const int32_t id = call.at("block_table").i32()[b * c.max_pages + p];
@@ -376,7 +380,8 @@ TEST_CASE("index tensor shapes and strides near 2^63 are refused and nothing wri
       const std::vector<int64_t> shape = call.at(name).shape;
       const int64_t outer = shape[0];
       // Sizes past int32 (2^32 + the right size truncates to it), and strides past it.
-      for (int64_t size : {i64_max, i64_min, i64_max - outer + 1, (int64_t{1} << 32) + outer, int64_t{1} << 31}) {
+      for (int64_t size :
+           {i64_max, i64_min, i64_max - outer + 1, (int64_t{1} << 32) + outer, int64_t{1} << 31}) {
         CAPTURE(name);
         CAPTURE(size);
         Override change{name, shape, {}};
@@ -414,7 +419,8 @@ TEST_CASE("caches and outputs that share memory with another tensor are refused 
     else
       add_cache_tensors(call, s, complete(s, {2, 1, {1, 3}, 0, 0, 0}), rng);
     std::vector<std::pair<std::string, std::string>> pairs = {{"out", "q"}};
-    if (s.kv_cache != attn::KvCache::none) pairs.insert(pairs.end(), {{"v_cache", "k_cache"}, {"k_cache", "k_new"}});
+    if (s.kv_cache != attn::KvCache::none)
+      pairs.insert(pairs.end(), {{"v_cache", "k_cache"}, {"k_cache", "k_new"}});
     if (s.lse) pairs.push_back({"lse", "out"});
     for (const std::pair<std::string, std::string> &pair : pairs) {
       const std::string written = pair.first, other = pair.second;

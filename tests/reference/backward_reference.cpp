@@ -60,12 +60,16 @@ Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView
         T sum = 0;
         for (int64_t j = 0; j < seq_k; ++j)
           if (kept[j]) sum += (p[j] = std::exp(logit[j] - row_max));
+        // With dropout out = sum_j P_j Z_j v_j: the gradient by P_j is Z_j (dout . v_j), and dv's
+        // weight P_j Z_j (Z: 0 or 1 / (1 - p)).
         T delta = 0;  // sum_j P_j dP_j = dout . out
-        std::vector<T> dp(static_cast<size_t>(seq_k), T(0));
+        std::vector<T> dp(static_cast<size_t>(seq_k), T(0)), z(static_cast<size_t>(seq_k), T(1));
         for (int64_t j = 0; j < seq_k; ++j) {
           if (!kept[j]) continue;
           p[j] /= sum;
+          z[j] = dropout_factor<T>(o.dropout, heads, b, h, i, j);
           for (int64_t e = 0; e < head_dim_v; ++e) dp[j] += T(dout.at(b, i, h, e)) * T(v.at(b, j, kvh, e));
+          dp[j] *= z[j];
           delta += p[j] * dp[j];
         }
         if (!out_for_delta.empty()) {
@@ -85,7 +89,7 @@ Gradients<T> backward(const TensorView &q, const TensorView &k, const TensorView
             dq_row[d] += scale * ds * T(k.at(b, j, kvh, d));
             dk_row[d] += scale * ds * T(q.at(b, i, h, d));
           }
-          for (int64_t e = 0; e < head_dim_v; ++e) dv_row[e] += p[j] * T(dout.at(b, i, h, e));
+          for (int64_t e = 0; e < head_dim_v; ++e) dv_row[e] += p[j] * z[j] * T(dout.at(b, i, h, e));
         }
       }
     }

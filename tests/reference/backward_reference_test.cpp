@@ -27,7 +27,8 @@ double loss(const std::vector<float> &q, const std::vector<float> &k, const std:
   return sum;
 }
 
-TEST_CASE("the backward reference is the derivative of the forward reference (GQA, Dv != D, modifiers)") {
+// With dropout the forward's dropout mask is fixed by (seed, offset): L stays differentiable in q, k, v.
+void check_derivative(bool dropout) {
   const int64_t B = 2, Sq = 5, Sk = 7, H = 4, KVH = 2, D = 3, Dv = 4;
   const std::vector<int64_t> qs{B, Sq, H, D}, ks{B, Sk, KVH, D}, vs{B, Sk, KVH, Dv};
   std::mt19937 rng(3);
@@ -50,6 +51,7 @@ TEST_CASE("the backward reference is the derivative of the forward reference (GQ
   o.inputs.key_lengths = ref::IndexView::dense(key_lengths.data(), {B});
   o.inputs.alibi_slopes = TensorView::dense(slopes.data(), {H});
   o.inputs.score_bias = TensorView::dense(bias.data(), {B, H, Sq, Sk});
+  if (dropout) o.dropout = ref::Dropout{true, 0.3f, 42, 5};
   const auto g = ref::core_backward_reference(
       TensorView::dense(q.data(), {B, Sq, H, D}), TensorView::dense(k.data(), {B, Sk, KVH, D}),
       TensorView::dense(v.data(), {B, Sk, KVH, Dv}), TensorView::dense(dout.data(), {B, Sq, H, Dv}), o);
@@ -86,6 +88,14 @@ TEST_CASE("the backward reference is the derivative of the forward reference (GQ
   for (int64_t n = B * Sk * KVH * D / 2; n < B * Sk * KVH * D; ++n) batch1_grad += std::abs(g.dk[n]);
   for (int64_t n = B * Sk * KVH * Dv / 2; n < B * Sk * KVH * Dv; ++n) batch1_grad += std::abs(g.dv[n]);
   CHECK(batch1_grad == 0.0);
+}
+
+TEST_CASE("the backward reference is the derivative of the forward reference (GQA, Dv != D, modifiers)") {
+  check_derivative(false);
+}
+
+TEST_CASE("with dropout too: the dropped pairs fixed by seed and offset") {
+  check_derivative(true);
 }
 
 }  // namespace

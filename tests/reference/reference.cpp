@@ -127,7 +127,8 @@ Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, con
         for (int64_t j = 0; j < seq_k; ++j) {
           if (!kept[j]) continue;
           const In *v_row = v.row(b, j, kvh);
-          for (int64_t e = 0; e < head_dim_v; ++e) acc[e] += weight[j] * T(v_row[e * vs]);
+          const T kept_weight = weight[j] * dropout_factor<T>(o.dropout, heads, b, h, i, j);
+          for (int64_t e = 0; e < head_dim_v; ++e) acc[e] += kept_weight * T(v_row[e * vs]);
         }
         T *out_row = &r.out[static_cast<size_t>(row * head_dim_v)];
         for (int64_t e = 0; e < head_dim_v; ++e) out_row[e] = acc[e] / running_sum;
@@ -236,6 +237,12 @@ int head_dim_index(int rank) {
   return rank == 4 ? 1 : rank == 3 ? 0 : -1;
 }
 
+int64_t heads_total(const std::vector<HeadGroupShape> &groups) {
+  int64_t heads = 0;
+  for (const HeadGroupShape &g : groups) heads += g.heads;
+  return heads;
+}
+
 template <class T>
 Result<T> block_groups(const TensorView &x, const BlockWeights &w, const std::vector<HeadGroupShape> &groups,
                        const Options &o) {
@@ -267,14 +274,18 @@ Result<T> block_groups(const TensorView &x, const BlockWeights &w, const std::ve
     in.mask = group_heads(in.mask, first_head, g.heads, head_dim_index(in.mask.rank));
     in.score_bias = group_heads(in.score_bias, first_head, g.heads, head_dim_index(in.score_bias.rank));
     in.alibi_slopes = group_heads(in.alibi_slopes, first_head, g.heads, 0);
+    go.dropout.heads = heads_total(groups);
+    go.dropout.first_head = first_head;
     const Result<T> attended = attend<T, T>(dense_view4(q, batch, seq, g.heads, g.head_dim),
                                             dense_view4(k, batch, seq, g.kv_heads, g.head_dim),
                                             dense_view4(v, batch, seq, g.kv_heads, g.head_dim), go);
     for (int64_t t = 0; t < batch * seq; ++t) {
       for (int64_t c = 0; c < q_rows; ++c)
-        merged[static_cast<size_t>(t * q_width + q_first + c)] = attended.out[static_cast<size_t>(t * q_rows + c)];
+        merged[static_cast<size_t>(t * q_width + q_first + c)] =
+            attended.out[static_cast<size_t>(t * q_rows + c)];
       for (int64_t h = 0; h < g.heads; ++h)
-        r.lse[static_cast<size_t>(t * heads + first_head + h)] = attended.lse[static_cast<size_t>(t * g.heads + h)];
+        r.lse[static_cast<size_t>(t * heads + first_head + h)] =
+            attended.lse[static_cast<size_t>(t * g.heads + h)];
     }
     q_first += q_rows;
     k_first += k_rows;

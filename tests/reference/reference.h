@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/mask.h"
+#include "dropout_reference.h"
 
 namespace attnc::reference {
 
@@ -98,7 +99,8 @@ struct Options {
   bool alibi = false;       // s -= alibi_slopes[h] * |q' - k|
   bool score_bias = false;  // s += score_bias[b, h, i, k]
   bool top_left = false;    // q' = i (PyTorch's is_causal) instead of i + Lk - Sq
-  bool probs = false;       // also return the probabilities (Result::probs)
+  bool probs = false;       // also return the probabilities (Result::probs), before dropout
+  Dropout dropout;          // P.V multiplies each probability by dropout_factor
   RuntimeInputs inputs;
 };
 

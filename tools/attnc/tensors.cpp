@@ -32,7 +32,7 @@ int usage_error(const std::string &message) {
 }
 
 attn_dtype dtype_of(const std::string &name) {
-  for (attn_dtype d : {ATTN_F32, ATTN_F16, ATTN_BF16, ATTN_I32, ATTN_U8}) {
+  for (attn_dtype d : {ATTN_F32, ATTN_F16, ATTN_BF16, ATTN_I32, ATTN_U8, ATTN_U64}) {
     if (name == attn_dtype_name(d)) return d;
   }
   return ATTN_F32;  // kernel_arguments gives only the names above
@@ -64,7 +64,8 @@ int run_tensors(int argc, char **argv) {
   if (!line.error.empty()) return usage_error(line.error);
   std::string text, error;
   if (!line.single("--spec", &text, &error)) return usage_error(error);
-  if (line.has("--markdown") == line.has("--spec")) return usage_error("tensors takes one of --spec TEXT and --markdown");
+  if (line.has("--markdown") == line.has("--spec"))
+    return usage_error("tensors takes one of --spec TEXT and --markdown");
   if (line.has("--markdown")) return std::fputs(tensor_table_markdown().c_str(), stdout), 0;
   const attn::ParseResult parsed = attn::parse_spec(text);
   if (!parsed.ok) {

@@ -17,6 +17,8 @@ namespace attnc {
 //   dS = P * (dP - delta) where kept, else 0, times softcap's derivative 1 - tanh^2(s / c);
 //   dv = sum over a KV head's query heads and rows of P * dout;
 //   dk = scale * sum over the same of dS * q;  dq = scale * sum over keys of dS * k.
+// With dropout the forward multiplied P by Z (0 or 1 / (1 - p), dropout.h) before P.V: dv sums
+// P Z dout, and dS = P (Z dP - delta); Z is regenerated from the seed and offset, never stored.
 // A masked pair's dS and P are exactly 0 and the products that meet a masked key's k or v are
 // selected away, so garbage in masked keys (NaN, infinities) reaches no gradient; a NaN at a kept
 // pair propagates. Two passes recompute P and dS: one per key tile for dk and dv (summing over
@@ -45,12 +47,15 @@ struct BackwardFuncs {
   Halide::Func values_t;  // values_t(key, c, g, b): v likewise
   Halide::Func delta;     // delta(h, i, b) = sum over c of dout * out
   // Per pass: the scores s (scaled q . k) and dP over (key, i, h, b); "kv" feeds dk and dv
-  // through pairs_kv, Tuple (P, X) with dS = P * X, and "q" feeds dq through ds_q (dS).
+  // through pairs_kv, Tuple (P, X) with dS = P * X (with dropout (P, X, P Z): Z the keep factor,
+  // dv's weight P Z), and "q" feeds dq through ds_q (dS).
   Halide::Func scores_kv, dp_kv, pairs_kv;
   Halide::Func scores_q, dp_q, ds_q;
   // With dscore_bias: dscore_bias(key, i, h, b) = P (dP - delta), from its own scores and dP.
   Halide::Func scores_bias, dp_bias, dscore_bias;
   Halide::RDom over_head_dim_bias, over_value_dim_bias;
+  // With dropout, each pass's words (computed where its pairs are); undefined words: no dropout.
+  DropoutWords dropout_kv, dropout_q, dropout_bias;
   Halide::RDom over_head_dim, over_value_dim;  // for the kv pass
   Halide::RDom over_head_dim_q, over_value_dim_q;
   // kv_sums(c, kr, kt, g, b): Tuple (sum dS * q, sum P * dout) over c in [0, max(D, Dv)), summed

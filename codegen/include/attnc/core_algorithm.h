@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/spec.h"
+#include "attnc/dropout.h"
 #include "attnc/mask_lowering.h"
 
 namespace attnc {
@@ -29,6 +30,8 @@ struct CoreInputs {
   Halide::Func q_bf16, k_bf16, v_bf16;
   // With q_bf16: the target multiplies bf16 on AMX tiles (amx_tiles), for the cores that can.
   bool amx_tiles = false;
+  // Dropout's seed, offset and probability (dropout.h); seed undefined: none.
+  DropoutInputs dropout;
   // Prepended to the name of every Func the core defines, so that several cores (the block
   // form's head groups) can live in one pipeline, which needs its Funcs' names unique.
   std::string name_prefix;
@@ -56,6 +59,10 @@ struct BlockSweep {
   Halide::Func block_max;    // block_max(row, tile, h, b, kb): max(no_key_score, logits)
   Halide::Func probs;        // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
   Halide::Func block_sum;    // block_sum(row, tile, h, b, kb)
+  // pv_probs(row, key, tile, h, b, kb): the probabilities P.V multiplies: probs, times dropout's
+  // keep factor (0 or 1 / (1 - p)) from `dropout`'s words where the spec drops (else probs itself).
+  Halide::Func pv_probs;
+  DropoutWords dropout;
   // block_pv(dv, group_row, pv_group, tile, h, b, kb): probs . v over the block for query row
   // pv_group * pv_rows + group_row; each group of rows goes over the keys it may keep only.
   Halide::Func block_pv;
@@ -155,7 +162,8 @@ Halide::Expr masked_logit(const Halide::Expr &keep, const Halide::Expr &logit);
 
 // value * probability for a P.V sum: 0 where the key is masked, whatever value holds (0 * NaN
 // would be NaN: a masked key's v, garbage in a cache slot, must never reach an output).
-Halide::Expr masked_product(const Halide::Expr &keep, const Halide::Expr &probability, const Halide::Expr &value);
+Halide::Expr masked_product(const Halide::Expr &keep, const Halide::Expr &probability,
+                            const Halide::Expr &value);
 
 // exp for x <= 0 (all the softmax needs): relative error below 2.5e-7 + 8e-8 |x| against exp
 // in double (tests/codegen/softmax_exp_test), exactly 0 below -87.

@@ -22,7 +22,7 @@ struct RowsFuncs {
   Halide::Var dv{"dv"}, d{"d"}, key{"key"}, i{"i"}, row{"row"}, tile{"tile"}, h{"h"}, b{"b"};
   Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
   Halide::RDom over_head_dim;                                // d in [0, head_dim)
-  Halide::RDom over_keys;        // keys [0, Sk), trimmed by a predicate to the tile's hull
+  Halide::RDom over_keys;  // keys [0, Sk), trimmed by a predicate to the tile's hull
   // Keys [0, Sk), trimmed to what one pv_group of rows may keep, in up to three intervals
   // (pv_key_intervals); row_pv has one update per interval.
   std::vector<Halide::RDom> over_group_keys;
@@ -43,19 +43,26 @@ struct RowsFuncs {
   Halide::Func values_t;  // values_t(key, dv, h, b) = v(dv, h / group, clamp(key, 0, Sk - 1), b), bf16
   Halide::Func pv_tile;
   Halide::RDom over_key_blocks;  // (x: key in block, y: block of 32 keys)
-  Halide::Func query_pairs;  // query_pairs(pair, row, dim_pair, tile, h, b): q's bf16 elements 2 dim_pair + pair
-  Halide::Func value_pairs;  // value_pairs(pair, dv, key_pair, h, b): v's bf16 rows 2 key_pair + pair, interleaved
-  Halide::Func prob_pairs;   // prob_pairs(pair, row, key_pair, tile, h, b) = bf16(probs(row, 2 key_pair + pair))
-  Halide::Func query_tile;       // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
-  Halide::Func head_keys;        // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
-  Halide::Func head_values;      // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
-  Halide::Func scores;           // scores(row, key, tile, h, b): scaled q . k (+ the mask, no modifiers)
-  Halide::Func logits;           // logits(row, key, tile, h, b): after modifiers; masked_score if masked
-  Halide::Func row_max;          // row_max(row, tile, h, b): max(no_key_score, kept logits)
-  Halide::Func probs;            // probs(row, key, tile, h, b) = exp(logit - row_max)
-  Halide::Func row_sum;          // row_sum(row, tile, h, b)
-  Halide::Func row_pv;           // row_pv(dv, group_row, pv_group, tile, h, b): probs . v
-  Halide::Expr seq_k;            // storage bounds of the per-tile rows are Sk + score_rows
+  Halide::Func
+      query_pairs;  // query_pairs(pair, row, dim_pair, tile, h, b): q's bf16 elements 2 dim_pair + pair
+  Halide::Func
+      value_pairs;  // value_pairs(pair, dv, key_pair, h, b): v's bf16 rows 2 key_pair + pair, interleaved
+  Halide::Func
+      prob_pairs;  // prob_pairs(pair, row, key_pair, tile, h, b) = bf16(probs(row, 2 key_pair + pair))
+  Halide::Func query_tile;   // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  Halide::Func head_keys;    // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
+  Halide::Func head_values;  // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
+  Halide::Func scores;       // scores(row, key, tile, h, b): scaled q . k (+ the mask, no modifiers)
+  Halide::Func logits;       // logits(row, key, tile, h, b): after modifiers; masked_score if masked
+  Halide::Func row_max;      // row_max(row, tile, h, b): max(no_key_score, kept logits)
+  Halide::Func probs;        // probs(row, key, tile, h, b) = exp(logit - row_max)
+  Halide::Func row_sum;      // row_sum(row, tile, h, b)
+  // pv_probs(row, key, tile, h, b): what P.V multiplies: probs, times dropout's keep factor where
+  // the spec drops (from the words in `dropout`), else probs itself.
+  Halide::Func pv_probs;
+  DropoutWords dropout;
+  Halide::Func row_pv;                     // row_pv(dv, group_row, pv_group, tile, h, b): probs . v
+  Halide::Expr seq_k;                      // storage bounds of the per-tile rows are Sk + score_rows
   std::vector<Halide::Func> value_checks;  // length inputs against [0, Sk], before any write
   bool has_modifiers = false;
   bool with_lse = false;

@@ -28,12 +28,16 @@ struct SplitKeysFuncs {
   Halide::Func chunk_max;          // chunk_max(c, i, h, b): max kept logit, or no_key_score
   Halide::Func probs;              // probs(key, c, i, h, b): exp(logit - chunk_max), 0 if masked
   Halide::Func chunk_sum;          // chunk_sum(c, i, h, b)
-  Halide::Func group_pv;           // group_pv(dv, g, c, i, h, b): probs . v over key group g
-  Halide::Func chunk_pv;           // chunk_pv(dv, c, i, h, b): sum of the chunk's group_pv
-  Halide::Func partial;            // partial(dv, c, i, h, b) = {chunk_max, chunk_sum, chunk_pv}
-  Halide::Func total_max;          // total_max(i, h, b): max over chunks
-  Halide::Func combined;           // combined(dv, i, h, b) = {sum, acc} rescaled to total_max
-  Halide::Func out;                // out(dv, h, i, b), or {out, lse} as CoreFuncs::out
+  // pv_probs(key, c, i, h, b): what P.V multiplies: probs times dropout's keep factor (from the
+  // words in `dropout`) where the spec drops, else probs itself.
+  Halide::Func pv_probs;
+  DropoutWords dropout;
+  Halide::Func group_pv;   // group_pv(dv, g, c, i, h, b): probs . v over key group g
+  Halide::Func chunk_pv;   // chunk_pv(dv, c, i, h, b): sum of the chunk's group_pv
+  Halide::Func partial;    // partial(dv, c, i, h, b) = {chunk_max, chunk_sum, chunk_pv}
+  Halide::Func total_max;  // total_max(i, h, b): max over chunks
+  Halide::Func combined;   // combined(dv, i, h, b) = {sum, acc} rescaled to total_max
+  Halide::Func out;        // out(dv, h, i, b), or {out, lse} as CoreFuncs::out
   std::vector<Halide::Func> value_checks;
   bool has_modifiers = false;
   bool with_lse = false;

@@ -93,6 +93,11 @@ struct Spec {
   // dscore_bias=true (a backward spec with score_bias=tensor): also output dscore_bias
   // [B,H,Sq,Sk] f32, the gradient by the score_bias tensor at full shape (0 where masked).
   bool score_bias_grad = false;
+  // Attention dropout (issue 33): kept probabilities scaled by 1 / (1 - dropout), after masking,
+  // before P.V, with the keep bits from Philox 4x32-10 keyed by the run-time inputs seed and offset
+  // (uint64) at (b, h, query row, key): docs/DSL.md "Dropout" gives the bit rule. 0 <= dropout < 1.
+  bool has_dropout = false;
+  float dropout = 0.0f;
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -200,6 +205,13 @@ struct Spec {
   constexpr Spec with_cross_attention(bool on = true) const { return set_flag(&Spec::cross_attention, on); }
   // The backward kernel of this spec (backward_pass).
   constexpr Spec backward(bool on = true) const { return set_flag(&Spec::backward_pass, on); }
+  // Dropout with probability p (0 <= p < 1; validation refuses other values, NaN included).
+  constexpr Spec with_dropout(float p) const {
+    Spec s = *this;
+    s.has_dropout = true;
+    s.dropout = p;
+    return s;
+  }
   // A backward spec's gradient by its score_bias tensor as an output too (score_bias_grad).
   constexpr Spec with_score_bias_grad(bool on = true) const { return set_flag(&Spec::score_bias_grad, on); }
 
@@ -231,6 +243,8 @@ constexpr const char *dtype_name(DType t) {
 }
 
 // The starting point of the fluent DSL: attn::attention().with_d_model(768).with_heads(12)...
-constexpr Spec attention() { return Spec{}; }
+constexpr Spec attention() {
+  return Spec{};
+}
 
 }  // namespace attn

@@ -72,6 +72,8 @@ enum class SpecProblem : int32_t {
   // Issue 33: a backward kernel (a: 1 block form, 2 kv_cache, 3 layout=varlen, 4 probs, 5 lse).
   backward_unsupported,
   dscore_bias_without_backward,  // dscore_bias=true without a: 1 backward=true, 2 score_bias=tensor
+  dropout_invalid,               // dropout not a number in [0, 1)
+  dropout_unsupported,           // dropout with a: 1 kv_cache (inference), 2 layout=varlen
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -143,15 +145,24 @@ constexpr SpecCheck mask_check(MaskProblem problem, int32_t value) {
   using P = SpecProblem;
   constexpr int32_t max_pos = limits::max_positions;
   switch (problem) {
-    case MaskProblem::none: return {};
-    case MaskProblem::window_bound: return {P::window_bound_invalid, value, 0};
-    case MaskProblem::too_many_terms: return {P::mask_too_large, value, Mask::capacity};
-    case MaskProblem::global_tokens: return {P::global_tokens_not_positive, value, 0};
-    case MaskProblem::random_block: return {P::random_block_not_positive, value, 0};
-    case MaskProblem::random_count: return {P::random_count_not_positive, value, 0};
-    case MaskProblem::window_bound_too_large: return {P::window_bound_too_large, value, max_pos};
-    case MaskProblem::global_tokens_too_large: return {P::global_tokens_too_large, value, max_pos};
-    case MaskProblem::random_block_too_large: return {P::random_block_too_large, value, max_pos};
+    case MaskProblem::none:
+      return {};
+    case MaskProblem::window_bound:
+      return {P::window_bound_invalid, value, 0};
+    case MaskProblem::too_many_terms:
+      return {P::mask_too_large, value, Mask::capacity};
+    case MaskProblem::global_tokens:
+      return {P::global_tokens_not_positive, value, 0};
+    case MaskProblem::random_block:
+      return {P::random_block_not_positive, value, 0};
+    case MaskProblem::random_count:
+      return {P::random_count_not_positive, value, 0};
+    case MaskProblem::window_bound_too_large:
+      return {P::window_bound_too_large, value, max_pos};
+    case MaskProblem::global_tokens_too_large:
+      return {P::global_tokens_too_large, value, max_pos};
+    case MaskProblem::random_block_too_large:
+      return {P::random_block_too_large, value, max_pos};
     case MaskProblem::random_count_too_large:
       return {P::random_count_too_large, value, limits::max_random_draws};
   }
@@ -227,7 +238,8 @@ constexpr SpecCheck check_head_groups(const Spec &s) {
     widest = group.head_dim > widest ? group.head_dim : widest;
   }
   if (s.heads != 0 && s.heads != heads) return {P::head_groups_heads_mismatch, s.heads, heads};
-  if (s.kv_heads != 0 && s.kv_heads != kv_heads) return {P::head_groups_kv_heads_mismatch, s.kv_heads, kv_heads};
+  if (s.kv_heads != 0 && s.kv_heads != kv_heads)
+    return {P::head_groups_kv_heads_mismatch, s.kv_heads, kv_heads};
   if (s.head_dim != 0 && s.head_dim != widest) return {P::head_groups_head_dim_mismatch, s.head_dim, widest};
   if (s.head_dim_v != 0 && s.head_dim_v != widest)
     return {P::head_groups_head_dim_v_mismatch, s.head_dim_v, widest};
@@ -292,6 +304,8 @@ constexpr SpecCheck check_sequence(const Spec &s) {
     if (s.probs) return {P::backward_unsupported, 4, 0};
     if (s.lse) return {P::backward_unsupported, 5, 0};
   }
+  if (s.has_dropout && s.kv_cache != KvCache::none) return {P::dropout_unsupported, 1, 0};
+  if (s.has_dropout && s.layout == Layout::varlen) return {P::dropout_unsupported, 2, 0};
   const bool cache = s.kv_cache != KvCache::none, varlen = s.layout == Layout::varlen;
   if (!cache && !varlen) return {};
   const int32_t which = cache ? 1 : 2;
@@ -336,9 +350,12 @@ constexpr SpecCheck check_spec(const Spec &spec) {
     if (w.elements() > limits::max_weight_elements)
       return {P::weight_too_large, static_cast<int32_t>(w.rows), static_cast<int32_t>(w.columns)};
   }
-  if (s.has_scale && !(s.scale > 0.0f && s.scale < limits::max_float_value)) return {P::scale_not_positive, 0, 0};
-  if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < limits::max_float_value)) return {P::softcap_not_positive, 0, 0};
+  if (s.has_scale && !(s.scale > 0.0f && s.scale < limits::max_float_value))
+    return {P::scale_not_positive, 0, 0};
+  if (s.has_softcap && !(s.softcap > 0.0f && s.softcap < limits::max_float_value))
+    return {P::softcap_not_positive, 0, 0};
   if (s.cross_attention && s.form != Form::block) return {P::cross_attention_needs_block_form, 0, 0};
+  if (s.has_dropout && !(s.dropout >= 0.0f && s.dropout < 1.0f)) return {P::dropout_invalid, 0, 0};
   if (const SpecCheck mask = detail::check_mask(s.mask); !mask.ok()) return mask;
   return detail::check_sequence(s);
 }

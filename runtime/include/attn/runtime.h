@@ -46,7 +46,15 @@ typedef enum attn_status {
                                       of the call (out given as q, k_cache as v_cache, ...) */
 } attn_status;
 
-typedef enum attn_dtype { ATTN_F32 = 1, ATTN_F16 = 2, ATTN_BF16 = 3, ATTN_I32 = 4, ATTN_U8 = 5 } attn_dtype;
+/* ATTN_U64: dropout's seed and offset (issue 33). */
+typedef enum attn_dtype {
+  ATTN_F32 = 1,
+  ATTN_F16 = 2,
+  ATTN_BF16 = 3,
+  ATTN_I32 = 4,
+  ATTN_U8 = 5,
+  ATTN_U64 = 6
+} attn_dtype;
 
 #define ATTN_MAX_RANK 8
 
