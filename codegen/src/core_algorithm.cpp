@@ -248,10 +248,13 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // stays out of the PV loop (there it cost more than the trim saved). 1 thread, interleaved
   // medians: W1 causal 71.0 -> 68.5 ms; B1 H8 S4096 D64 window(256,0) 120.7 -> 102.3 ms.
   std::function<Expr(Expr)> in_hull = [](Expr key) { return key; };
+  Expr hull_lo = 0, hull_hi = key_block - 1;  // the hull in the block, for dropout's clamp
   if (spans.bounded) {
     const KeySpan hull = span_hull(spans.spans);
     const Expr lo = Halide::clamp(hull.first - kb * key_block, 0, key_block - 1);
     const Expr hi = Halide::clamp(hull.last - kb * key_block, 0, key_block - 1);
+    hull_lo = lo;
+    hull_hi = hi;
     f.over_block.where(rk >= hull.first - kb * key_block && rk <= hull.last - kb * key_block);
     in_hull = [lo, hi](Expr key) { return Halide::unsafe_promise_clamped(key, lo, hi); };
   }
@@ -344,12 +347,13 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     w.block_sum(row, tile, h, b, kb) += w.probs(row, in_hull(rk), tile, h, b, kb);
 
     // Dropout scales what P.V multiplies, not the sum: the kept probabilities grow by 1 / (1 - p).
+    // Its schedule computes whole groups of 8 keys, past the hull: those read a clamped key.
     w.pv_probs = w.probs;
     if (in.dropout.on()) {
       w.dropout = define_dropout_words(in.name_prefix + "dropout_words" + suffix, in.dropout);
       w.pv_probs = Func(in.name_prefix + "pv_probs" + suffix);
       w.pv_probs(row, key, tile, h, b, kb) =
-          w.probs(row, key, tile, h, b, kb) *
+          w.probs(row, Halide::clamp(key, hull_lo, hull_hi), tile, h, b, kb) *
           dropout_factor(in.dropout, w.dropout, kb * key_block + key, tile * query_tile + row, h, b);
     }
 

@@ -159,12 +159,13 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   f.row_sum(row, tile, h, b) = 0.0f;
   f.row_sum(row, tile, h, b) += f.probs(row, in_hull(rk), tile, h, b);
   // Dropout scales what P.V multiplies, not the row's sum: kept probabilities grow by 1 / (1 - p).
+  // Its schedule computes whole groups of 8 keys, past the hull: those read a clamped key.
   f.pv_probs = f.probs;
   if (in.dropout.on()) {
     f.dropout = define_dropout_words("dropout_words", in.dropout);
     f.pv_probs = Func("pv_probs");
-    f.pv_probs(row, key, tile, h, b) =
-        f.probs(row, key, tile, h, b) * dropout_factor(in.dropout, f.dropout, key, query, h, b);
+    f.pv_probs(row, key, tile, h, b) = f.probs(row, Halide::clamp(key, lo, hi), tile, h, b) *
+                                       dropout_factor(in.dropout, f.dropout, key, query, h, b);
   }
 
   // P.V per group of pv_rows rows (the register block), over the keys the group may keep: none
@@ -363,7 +364,7 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   if (stored_scores) per_tile(f.logits).vectorize(f.row, lanes);
   std::vector<Func> rows = {score_block, f.probs};
   if (stored_scores) rows.push_back(f.logits);
-  if (f.dropout.words.defined()) rows.push_back(f.pv_probs);
+
   // Past Sk by a register block's keys at most (a tile's 16 on AMX: Sk = 9 computes 16).
   const int keys_past = f.amx_scores ? std::max(t.score_rows, amx_tile_rows) : t.score_rows;
   for (Func per_key : rows)
@@ -381,13 +382,26 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
     // Dropout: the tile's words (one Philox per row and 8 keys, vectors across rows), then the
     // kept probabilities, as the exp's vectors.
     f.dropout.words.compute_at(f.out, query_block)
+        .reorder_storage(f.dropout.i, f.dropout.group, f.dropout.h, f.dropout.b)  // rows contiguous
         .bound_storage(f.dropout.h, 1)
         .bound_storage(f.dropout.b, 1)
         .bound_storage(f.dropout.i, t.query_tile)
         .vectorize(f.dropout.i, lanes);
     // All of the tile's rows, as prob_pairs: through the P.V RDom's predicate bounds inference
     // asked for rows past the tile (Sq = 37: 40 of a 32-row tile).
-    per_tile(f.pv_probs).bound(f.row, 0, t.query_tile).vectorize(f.row, lanes).unroll(f.row);
+    // Keys in aligned groups of 8, unrolled: each key's word and half of the group's words are
+    // constants (no per-key select), one Philox call's words per group.
+    Var key_group("key_group"), key_in("key_in");
+    per_tile(f.pv_probs)
+        .bound(f.row, 0, t.query_tile)
+        .align_bounds(f.key, 8)
+        .bound_storage(f.row, t.query_tile)
+        .bound_storage(f.key, f.seq_k + 8)
+        .split(f.key, key_group, key_in, 8, TailStrategy::RoundUp)
+        .reorder(f.row, key_in, key_group)
+        .vectorize(f.row, lanes)
+        .unroll(f.row)
+        .unroll(key_in);
   }
 
   // P.V: pv_rows queries x pv_vectors vectors of head_dim_v in accumulators, one probability

@@ -45,7 +45,10 @@ namespace {
 // rows), then the kept probabilities where the exp's are, in storage of one block.
 void schedule_dropout_cpu(Halide::Func pv_probs, DropoutWords d, CoreFuncs &f, const RVar &over_blocks,
                           const CpuTiles &t) {
+  // Rows innermost in storage: the probabilities' row vectors read them whole (group innermost,
+  // each lane was a load of its own).
   d.words.compute_at(f.state, over_blocks)
+      .reorder_storage(d.i, d.group, d.h, d.b)
       .bound_storage(d.i, t.query_tile)
       .bound_storage(d.group, t.key_block / 8 + 1)
       .bound_storage(d.h, 1)
@@ -54,13 +57,24 @@ void schedule_dropout_cpu(Halide::Func pv_probs, DropoutWords d, CoreFuncs &f, c
   pv_probs.compute_at(f.state, over_blocks)
       .bound(f.row, 0, t.query_tile)  // bounds through P.V's predicate overran the tile
       .bound_storage(f.row, t.query_tile)
-      .bound_storage(f.key, t.key_block)
       .bound_storage(f.tile, 1)
       .bound_storage(f.h, 1)
       .bound_storage(f.b, 1)
-      .bound_storage(f.kb, 1)
+      .bound_storage(f.kb, 1);
+  if (t.key_block % 8 != 0) {
+    pv_probs.bound_storage(f.key, t.key_block).vectorize(f.row, t.vector_width).unroll(f.row);
+    return;
+  }
+  // Blocks of whole groups of 8 keys: the keys in aligned groups, unrolled, so that each key's
+  // word and half are constants (no per-key select).
+  Var key_group("key_group"), key_in("key_in");
+  pv_probs.align_bounds(f.key, 8)
+      .bound_storage(f.key, t.key_block)
+      .split(f.key, key_group, key_in, 8, TailStrategy::RoundUp)
+      .reorder(f.row, key_in, key_group)
       .vectorize(f.row, t.vector_width)
-      .unroll(f.row);
+      .unroll(f.row)
+      .unroll(key_in);
 }
 
 // Everything for one key block is computed inside the block loop of state update `stage`.

@@ -173,6 +173,8 @@ class Kernel:
             raise DTypeError(f"'{arg.name}' must be {arg.dtype} (NumPy {arg.numpy_dtype}){hint}, "
                              f"got {array.dtype}")
         rank = len(arg.shape)
+        if rank == 0 and array.shape == (1,):
+            return  # a scalar as one element (a run-time scale, dropout's seed), as the runtime takes it
         lowest = arg.min_rank or rank
         left_out = rank - array.ndim
         if array.ndim > rank or array.ndim < lowest or any(d not in arg.broadcast for d in range(max(left_out, 0))):

@@ -36,7 +36,7 @@ constexpr const char *usage_text =
     "                [--threads N] [--max-isa ISA] [--bench [--json] [--warmup N] [--runs N]]\n"
     "                [--unverified]\n"
     "Files hold each argument's dtype (--list shows it): f32 '<f4', f16 '<f2', bf16 '<u2' (its bit\n"
-    "patterns: NumPy has no bfloat16), i32 '<i4', u8 '|u1'. An f16 or bf16 input may also be '<f4',\n"
+    "patterns: NumPy has no bfloat16), i32 '<i4', u8 '|u1', u64 '<u8' (dropout's seed and offset). An f16 or bf16 input may also be '<f4',\n"
     "rounded to nearest even (said on stderr); outputs are written in the kernel's dtype.\n"
     "Inputs of a lower rank broadcast as the kernel allows (--list shows it); optional inputs (a\n"
     "run-time scale: --input scale=FILE.npy, shape () or (1,)) may be left out; every output is\n"
