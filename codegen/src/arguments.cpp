@@ -69,6 +69,16 @@ std::vector<ArgSpec> sequence_arguments(const attn::Spec &s) {
     args.push_back(tensor("cu_seqlens_q", {sym("B+1")}, false, "i32"));
     args.push_back(tensor("cu_seqlens_k", {sym("B+1")}, false, "i32"));
     append_mask_inputs(s, "Sq", "Sk", args);
+    if (s.backward_pass) {
+      // As the dense backward's, packed: out, dout and lse in, dq, dk and dv out.
+      args.push_back(tensor("out", {sym("total_q"), fix(h, "H"), fix(dv, "Dv")}, false, t));
+      args.push_back(tensor("dout", {sym("total_q"), fix(h, "H"), fix(dv, "Dv")}, false, t));
+      args.push_back(tensor("lse", {sym("total_q"), fix(h, "H")}));
+      args.push_back(tensor("dq", {sym("total_q"), fix(h, "H"), fix(d, "D")}, true, t));
+      args.push_back(tensor("dk", {sym("total_k"), fix(kvh, "KVH"), fix(d, "D")}, true, t));
+      args.push_back(tensor("dv", {sym("total_k"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, t));
+      return args;
+    }
     args.push_back(tensor("out", {sym("total_q"), fix(h, "H"), fix(dv, "Dv")}, true, t));
     if (s.lse) args.push_back(tensor("lse", {sym("total_q"), fix(h, "H")}, true));
     return args;

@@ -73,7 +73,8 @@ void write_cache_checks(std::ostringstream &o, const KernelRecord &k) {
   const bool paged = k.spec.kv_cache == attn::KvCache::paged;
   const int page = k.spec.page_size;
   const std::string room = paged ? "max_pages * P" : "Smax";
-  const std::string sizes = paged ? "(max_pages %d, P " + std::to_string(page) + ", Sq %d)" : "(Smax %d, Sq %d)";
+  const std::string sizes =
+      paged ? "(max_pages %d, P " + std::to_string(page) + ", Sq %d)" : "(Smax %d, Sq %d)";
   const std::string sizes_args = paged ? "max_pages, seq_q" : "smax, seq_q";
   o << "  const int64_t capacity = " << (paged ? "(int64_t)max_pages * " + std::to_string(page) : "smax")
     << ";\n"
@@ -81,8 +82,8 @@ void write_cache_checks(std::ostringstream &o, const KernelRecord &k) {
     << "  /* Every value first: a refused call writes nothing, neither out nor the cache. */\n"
     << "  if (batch > 0 && seq_q > capacity)\n"
     << "    return attn_view_refuse(context, \"Sq (%d) is more than " << room
-    << " (%lld): the cache has no room for the call's new keys " << sizes << "\", seq_q, (long long)capacity, "
-    << sizes_args << ");\n"
+    << " (%lld): the cache has no room for the call's new keys " << sizes
+    << "\", seq_q, (long long)capacity, " << sizes_args << ");\n"
     << "  for (int32_t b = 0; b < batch; ++b) {\n"
     << "    const int64_t cached = attn_view_i32(" << buffer(k, "cache_seqlens") << ", 0, b);\n"
     << "    if (cached < 0 || cached + seq_q > capacity)\n"
@@ -210,16 +211,26 @@ void write_varlen_run(std::ostringstream &o, const KernelRecord &k) {
     << ", 0, b);\n"
     << "    const int32_t seq_q = attn_view_i32(" << cu_q << ", 0, b + 1) - first_q;\n"
     << "    const int32_t seq_k = attn_view_i32(" << cu_k << ", 0, b + 1) - first_k;\n"
-    << "    if (seq_q == 0) continue;\n"
-    << "    if (seq_k == 0) {\n"
-    << "      attn_view_no_keys(" << buffer(k, "out") << ", " << (k.spec.lse ? buffer(k, "lse") : "0")
-    << ", first_q, seq_q);\n"
-    << "      continue;\n"
+    << "    if (seq_q == 0) {\n";
+  // A backward's keys that no query meets have zero gradients; a query that meets no key, too.
+  if (k.spec.backward_pass)
+    o << "      attn_view_no_keys(" << buffer(k, "dk") << ", 0, first_k, seq_k);\n"
+      << "      attn_view_no_keys(" << buffer(k, "dv") << ", 0, first_k, seq_k);\n";
+  o << "      continue;\n"
+    << "    }\n"
+    << "    if (seq_k == 0) {\n";
+  if (k.spec.backward_pass) {
+    o << "      attn_view_no_keys(" << buffer(k, "dq") << ", 0, first_q, seq_q);\n";
+  } else {
+    o << "      attn_view_no_keys(" << buffer(k, "out") << ", " << (k.spec.lse ? buffer(k, "lse") : "0")
+      << ", first_q, seq_q);\n";
+  }
+  o << "      continue;\n"
     << "    }\n";
   write_inner(o, k, [&](const std::string &name) -> std::string {
-    if (name == "q" || name == "out" || name == "lse")
+    if (name == "q" || name == "out" || name == "lse" || name == "dout" || name == "dq")
       return "attn_view_rows(&view_" + name + ", " + buffer(k, name) + ", first_q, seq_q);";
-    if (name == "k" || name == "v")
+    if (name == "k" || name == "v" || name == "dk" || name == "dv")
       return "attn_view_rows(&view_" + name + ", " + buffer(k, name) + ", first_k, seq_k);";
     return "";
   });

@@ -44,7 +44,7 @@ const std::vector<Family> &families() {
        {"alibi=true", "runtime_scale=true", "lse=true"}},
       {"varlen (`layout=varlen`)",
        "heads=4 kv_heads=2 head_dim=16 layout=varlen",
-       {"alibi=true", "runtime_scale=true", "lse=true"}},
+       {"alibi=true", "runtime_scale=true", "lse=true", "backward=true"}},
       {"backward (`backward=true`: the core form's gradients)",
        "heads=4 kv_heads=2 head_dim=16 backward=true",
        {"mask=padding", "mask=prefix", "mask=document", "mask=tensor", "alibi=true", "score_bias=tensor",

@@ -230,7 +230,6 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
       return std::string("backward=true does not take ") +
              (c.a == 1   ? "form=block: the backward kernel is the core form's (q, k, v given)"
               : c.a == 2 ? "kv_cache: a cache is for inference"
-              : c.a == 3 ? "layout=varlen yet: pad the sequences to a batch (key_lengths) for now"
               : c.a == 4 ? "probs=true: it recomputes the probabilities from q, k and lse itself"
                          : "lse=true: lse is an input of the backward kernel (the forward's, with lse=true)");
     case P::dropout_invalid: {

@@ -39,14 +39,13 @@ TEST_CASE("probs does not combine with a kv cache, varlen or head groups") {
   static_assert(attn::check_spec(cached.with_probs(true)).problem == attn::SpecProblem::probs_with_sequence);
 }
 
-TEST_CASE("backward takes the core form without a cache, varlen, probs or lse, and says so") {
+TEST_CASE("backward takes the core form without a cache, probs or lse, and says so; varlen too") {
   CHECK(text_error("name=x d_model=32 heads=2 form=block backward=true") ==
         "spec 'x': backward=true does not take form=block: the backward kernel is the core form's (q, k, v "
         "given)");
   CHECK(text_error("heads=2 head_dim=16 kv_cache=contiguous backward=true")
             .find("backward=true does not take kv_cache") != std::string::npos);
-  CHECK(text_error("heads=2 head_dim=16 layout=varlen backward=true")
-            .find("backward=true does not take layout=varlen") != std::string::npos);
+  CHECK(text_error("heads=2 head_dim=16 layout=varlen backward=true") == "ok");
   CHECK(
       text_error("heads=2 head_dim=16 probs=true backward=true").find("backward=true does not take probs") !=
       std::string::npos);

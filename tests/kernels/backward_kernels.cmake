@@ -34,7 +34,9 @@ set(attnc_backward_specs_all
     "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 dropout=0.1 backward=true"
     "heads=4 kv_heads=2 head_dim=32 mask=causal&padding dtype=bf16 dropout=0.1 lse=true"
     "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor dropout=0.3 backward=true dscore_bias=true"
-    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor dropout=0.3 lse=true")
+    "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor dropout=0.3 lse=true"
+    "heads=4 kv_heads=2 head_dim=24 head_dim_v=16 mask=causal layout=varlen backward=true"
+    "heads=4 kv_heads=2 head_dim=24 head_dim_v=16 mask=causal layout=varlen lse=true")
 if(backward_share)
   list(SUBLIST attnc_backward_specs_all 0 3 attnc_backward_specs)
   list(SUBLIST attnc_backward_specs_all 5 3 backward_forwards)

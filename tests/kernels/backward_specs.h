@@ -43,4 +43,8 @@ inline const char *const backward_forward_specs[] = {
     "heads=2 kv_heads=1 head_dim=16 mask=causal&tensor softcap=2 score_bias=tensor dropout=0.3 lse=true",
 };
 
+// layout=varlen (packed sequences): its backward and forward, beside the lists above.
+inline const char *const varlen_backward_spec =
+    "heads=4 kv_heads=2 head_dim=24 head_dim_v=16 mask=causal layout=varlen backward=true";
+
 }  // namespace attnc::test

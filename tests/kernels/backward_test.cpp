@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/spec_text.h"
 #include "backward_reference.h"
 #include "backward_specs.h"
 #include "kernel_test_support.h"
@@ -150,6 +151,10 @@ TEST_CASE("the spec list matches the linked kernels") {
   std::vector<std::string> all(std::begin(backward_specs), std::begin(backward_specs) + active_count);
   all.insert(all.end(), std::begin(backward_forward_specs),
              std::begin(backward_forward_specs) + active_count);
+#ifndef ATTNC_BACKWARD_SHARE
+  all.push_back(varlen_backward_spec);
+  all.push_back(attn::to_string(forward_of(parse(varlen_backward_spec))));
+#endif
   check_spec_list(spec_list_drift(all), "backward_specs.h");
 }
 
@@ -260,6 +265,94 @@ TEST_CASE("f16 and bf16 backward kernels match the reference on the rounded inpu
   }
   CHECK(cases == low_precision_specs * static_cast<int64_t>(std::size(lengths)));
 }
+
+#ifndef ATTNC_BACKWARD_SHARE
+// layout=varlen: sequences packed without padding, one with no queries and one with no keys.
+TEST_CASE("layout=varlen: each packed sequence's gradients are its dense backward's") {
+  const attn::Spec spec = parse(varlen_backward_spec), forward = forward_of(spec);
+  const int heads = spec.heads, kv_heads = spec.kv_heads, d = spec.head_dim, dv = spec.head_dim_v;
+  const std::vector<int> seq_q = {5, 0, 17, 3, 9}, seq_k = {7, 4, 17, 0, 30};
+  const int batch = static_cast<int>(seq_q.size());
+  IndexTensor cu_q({batch + 1}, false, 0), cu_k({batch + 1}, false, 0);
+  for (int b = 0; b < batch; ++b) {
+    cu_q.logical(b + 1) = cu_q.logical(b) + seq_q[static_cast<size_t>(b)];
+    cu_k.logical(b + 1) = cu_k.logical(b) + seq_k[static_cast<size_t>(b)];
+  }
+  const int total_q = cu_q.logical(batch), total_k = cu_k.logical(batch);
+  std::mt19937 rng(21);
+  Call call;
+  auto input = [&](const char *name, std::vector<int64_t> shape) {
+    Tensor x(std::move(shape), false, NAN);
+    x.fill_normal(rng);
+    call.tensors.emplace(name, std::move(x));
+  };
+  input("q", {total_q, heads, d});
+  input("k", {total_k, kv_heads, d});
+  input("v", {total_k, kv_heads, dv});
+  call.index_tensors.emplace("cu_seqlens_q", cu_q);
+  call.index_tensors.emplace("cu_seqlens_k", cu_k);
+  call.tensors.emplace("out", Tensor({total_q, heads, dv}, false, output_sentinel));
+  call.tensors.emplace("lse", Tensor({total_q, heads}, false, output_sentinel));
+  REQUIRE(call.run(find_kernel(forward)) == ATTN_OK);
+  input("dout", {total_q, heads, dv});
+  call.tensors.emplace("dq", Tensor({total_q, heads, d}, false, output_sentinel));
+  call.tensors.emplace("dk", Tensor({total_k, kv_heads, d}, false, output_sentinel));
+  call.tensors.emplace("dv", Tensor({total_k, kv_heads, dv}, false, output_sentinel));
+  const attn_status status = call.run(find_kernel(spec));
+  INFO("backward: ", status_name(status), ": ", last_error());
+  REQUIRE(status == ATTN_OK);
+
+  // The reference per sequence, on dense copies of its rows; zeros where a side is empty.
+  ref::Options o;
+  o.scale = scale_of(spec);
+  o.mask = spec.mask;
+  std::map<std::string, Expected> expected;
+  for (const char *name : {"dq", "dk", "dv"}) {
+    const Tensor &g = call.tensors.at(name);
+    expected[name].exact.assign(static_cast<size_t>(g.elements()), 0.0);
+    expected[name].naive.assign(static_cast<size_t>(g.elements()), 0.0f);
+  }
+  auto rows = [&](const char *name, int first, int count) {
+    const Tensor &x = call.tensors.at(name);
+    const int64_t row = x.elements() / x.shape()[0];
+    std::vector<float> copy(static_cast<size_t>(count * row));
+    for (int64_t n = 0; n < count * row; ++n) copy[static_cast<size_t>(n)] = x.logical(first * row + n);
+    return copy;
+  };
+  auto place = [&](const char *name, int first, const std::vector<double> &exact,
+                   const std::vector<float> &naive) {
+    const Tensor &x = call.tensors.at(name);
+    const int64_t row = x.elements() / x.shape()[0];
+    for (size_t n = 0; n < exact.size(); ++n) {
+      expected[name].exact[static_cast<size_t>(first * row) + n] = exact[n];
+      expected[name].naive[static_cast<size_t>(first * row) + n] = naive[n];
+    }
+  };
+  for (int b = 0; b < batch; ++b) {
+    const int sq = seq_q[static_cast<size_t>(b)], sk = seq_k[static_cast<size_t>(b)];
+    if (sq == 0 || sk == 0) continue;
+    const int fq = cu_q.logical(b), fk = cu_k.logical(b);
+    const std::vector<float> q = rows("q", fq, sq), k = rows("k", fk, sk), v = rows("v", fk, sk),
+                             dout = rows("dout", fq, sq);
+    const auto qv = ref::TensorView::dense(q.data(), {1, sq, heads, d});
+    const auto kv = ref::TensorView::dense(k.data(), {1, sk, kv_heads, d});
+    const auto vv = ref::TensorView::dense(v.data(), {1, sk, kv_heads, dv});
+    const auto dv_view = ref::TensorView::dense(dout.data(), {1, sq, heads, dv});
+    const auto exact = ref::core_backward_reference(qv, kv, vv, dv_view, o);
+    const auto naive = ref::core_backward_naive_f32(qv, kv, vv, dv_view, o);
+    place("dq", fq, exact.dq, naive.dq);
+    place("dk", fk, exact.dk, naive.dk);
+    place("dv", fk, exact.dv, naive.dv);
+  }
+  for (const char *name : {"dq", "dk", "dv"}) {
+    const Comparison c = compare(call.tensors.at(name), expected[name]);
+    const std::string gradient = name;
+    CAPTURE(gradient);
+    CAPTURE(c);
+    CHECK(c.pass());
+  }
+}
+#endif
 
 TEST_CASE("a masked key's garbage reaches no gradient, and a masked key's dk and dv are 0") {
   // Padding: batch b keeps keys [0, key_lengths[b]); every k and v past it is NaN.

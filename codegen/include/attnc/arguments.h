@@ -41,7 +41,8 @@ struct ArgSpec {
 // cu_seqlens_k [B+1], out [total_q,H,Dv], lse [total_q,H]. probs=true adds the output probs
 // [B,H,Sq,Sk] f32 (block form: Sq = Sk = S).
 // backward=true (core form): q, k, v, mask inputs, then the inputs out and dout [B,Sq,H,Dv] and lse
-// [B,Sq,H], and the outputs dq [B,Sq,H,D], dk [B,Sk,KVH,D], dv [B,Sk,KVH,Dv].
+// [B,Sq,H], and the outputs dq [B,Sq,H,D], dk [B,Sk,KVH,D], dv [B,Sk,KVH,Dv]; with layout=varlen
+// the same packed ([total_q, ...] and [total_k, ...]).
 std::vector<ArgSpec> kernel_arguments(const attn::Spec &resolved);
 
 // A kernel with a KV cache or the varlen layout runs its attention one sequence at a time: its

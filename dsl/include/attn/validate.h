@@ -69,7 +69,7 @@ enum class SpecProblem : int32_t {
   // Issue 32: what gen could not build although check accepted it.
   probs_with_sequence,  // probs=true with a: 1 kv_cache, 2 layout=varlen, 3 head_groups
   page_too_large,       // paged: a: page_size, b: kv_heads * max(head_dim, head_dim_v) per token
-  // Issue 33: a backward kernel (a: 1 block form, 2 kv_cache, 3 layout=varlen, 4 probs, 5 lse).
+  // Issue 33: a backward kernel (a: 1 block form, 2 kv_cache, 3 (unused: varlen is taken), 4 probs, 5 lse).
   backward_unsupported,
   dscore_bias_without_backward,  // dscore_bias=true without a: 1 backward=true, 2 score_bias=tensor
   dropout_invalid,               // dropout not a number in [0, 1)
@@ -300,7 +300,6 @@ constexpr SpecCheck check_sequence(const Spec &s) {
   if (s.backward_pass) {
     if (s.form != Form::core) return {P::backward_unsupported, 1, 0};
     if (s.kv_cache != KvCache::none) return {P::backward_unsupported, 2, 0};
-    if (s.layout == Layout::varlen) return {P::backward_unsupported, 3, 0};
     if (s.probs) return {P::backward_unsupported, 4, 0};
     if (s.lse) return {P::backward_unsupported, 5, 0};
   }
