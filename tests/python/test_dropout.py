@@ -10,9 +10,6 @@ import tempfile
 
 import numpy as np
 
-import attnc
-
-LIBRARY, ATTN_RUN = sys.argv[1], sys.argv[2]
 FORWARD = "attn_core_h4_kv4_d64_f32_causal_lse_drop3dcccccd"
 BACKWARD = "attn_core_h4_kv4_d64_f32_causal_bwd_drop3dcccccd"
 P = np.float32(0.1)
@@ -69,6 +66,9 @@ def close(got, want, what):
 
 
 def main():
+    import attnc  # here, so that bench/dropout_paired.py can take keep_factor without the binding
+
+    library, attn_run = sys.argv[1], sys.argv[2]
     rng = np.random.default_rng(3)
     batch, seq_q, seq_k = 2, 37, 45
     q = rng.standard_normal((batch, seq_q, 4, 64)).astype(np.float32)
@@ -81,7 +81,7 @@ def main():
     assert abs(kept - 0.9) < 0.02, kept
     want_out, want_grads = reference(q, k, v, dout, z)
 
-    lib = attnc.Library(LIBRARY)
+    lib = attnc.Library(library)
     forward = lib.kernel(FORWARD)
     result = forward(q=q, k=k, v=v, seed=np.array(seed, dtype=np.uint64), offset=np.array([offset], dtype=np.uint64))
     close(result["out"], want_out, "forward out (binding)")
@@ -89,7 +89,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         files = {"q": q, "k": k, "v": v, "dout": dout, "out": result["out"], "lse": result["lse"],
                  "seed": np.array(seed, dtype=np.uint64), "offset": np.array(offset, dtype=np.uint64)}
-        command = [ATTN_RUN, LIBRARY, "--kernel", BACKWARD]
+        command = [attn_run, library, "--kernel", BACKWARD]
         for name, array in files.items():
             path = os.path.join(work, name + ".npy")
             np.save(path, array)
