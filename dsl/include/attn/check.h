@@ -74,6 +74,8 @@ template <int kv_cache_1_varlen_2_head_groups_3> struct probs_does_not_combine_w
 template <int page_size, int kv_heads_times_head_dim> struct a_cache_page_must_hold_at_most_2147483647_elements;
 template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5> struct backward_does_not_take;
 template <int backward_1_score_bias_tensor_2> struct dscore_bias_needs;
+template <int int8_1_fp8_e4m3_2, int varlen_1>
+struct kv_dtype_needs_kv_cache_contiguous_or_paged;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -182,6 +184,8 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::page_too_large) return (a_cache_page_must_hold_at_most_2147483647_elements<a, b> *)nullptr;
   else if constexpr (problem == P::backward_unsupported) return (backward_does_not_take<a> *)nullptr;
   else if constexpr (problem == P::dscore_bias_without_backward) return (dscore_bias_needs<a> *)nullptr;
+  else if constexpr (problem == P::kv_dtype_needs_kv_cache)
+    return (kv_dtype_needs_kv_cache_contiguous_or_paged<a, b> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

@@ -72,6 +72,8 @@ enum class SpecProblem : int32_t {
   // Issue 33: a backward kernel (a: 1 block form, 2 kv_cache, 3 layout=varlen, 4 probs, 5 lse).
   backward_unsupported,
   dscore_bias_without_backward,  // dscore_bias=true without a: 1 backward=true, 2 score_bias=tensor
+  // Issue 37: kv_dtype=int8|fp8_e4m3 without a KV cache (a: the KvDType, b: 1 varlen, 0 neither).
+  kv_dtype_needs_kv_cache,
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -293,6 +295,9 @@ constexpr SpecCheck check_sequence(const Spec &s) {
     if (s.lse) return {P::backward_unsupported, 5, 0};
   }
   const bool cache = s.kv_cache != KvCache::none, varlen = s.layout == Layout::varlen;
+  // Only a cache has codes and scales to keep: q, k and v given whole stay in dtype.
+  if (s.kv_dtype != KvDType::same && !cache)
+    return {P::kv_dtype_needs_kv_cache, static_cast<int32_t>(s.kv_dtype), varlen ? 1 : 0};
   if (!cache && !varlen) return {};
   const int32_t which = cache ? 1 : 2;
   if (s.form != Form::core) return {P::sequence_needs_core_form, which, 0};
