@@ -29,7 +29,7 @@ Registry &registry() {
 
 bool valid_dtype(const attn_dtype &dtype) {
   const int value = attn::detail::dtype_value(dtype);
-  return value >= ATTN_F32 && value <= ATTN_U8;
+  return value >= ATTN_F32 && value <= ATTN_I8;
 }
 
 const attn_kernel_desc *desc_of(const attn_kernel *kernel) {

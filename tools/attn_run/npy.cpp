@@ -137,12 +137,14 @@ bool dtype_from_descr(const std::string &descr, attn_dtype *dtype, std::string *
     *dtype = ATTN_I32;
   else if (descr == "|u1" || descr == "<u1" || descr == "u1")
     *dtype = ATTN_U8;
+  else if (descr == "|i1" || descr == "<i1" || descr == "i1")  // int8 KV cache codes
+    *dtype = ATTN_I8;
   else if (!descr.empty() && descr[0] == '>') {
     *why = "holds big-endian data ('" + descr + "'); save it little-endian ('<" + descr.substr(1) + "')";
     return false;
   } else {
-    *why =
-        "has dtype '" + descr + "'; supported are '<f4', '<f2', '<u2' (bf16 bit patterns), '<i4' and '|u1'";
+    *why = "has dtype '" + descr +
+           "'; supported are '<f4', '<f2', '<u2' (bf16 bit patterns), '<i4', '|u1' and '|i1'";
     return false;
   }
   return true;
@@ -186,6 +188,8 @@ const char *descr_of(attn_dtype dtype) {
       return "<i4";
     case ATTN_U8:
       return "|u1";
+    case ATTN_I8:
+      return "|i1";
   }
   return nullptr;
 }
@@ -205,6 +209,7 @@ size_t element_size(attn_dtype dtype) {
     case ATTN_I32:
       return 4;
     case ATTN_U8:
+    case ATTN_I8:
       return 1;
     case ATTN_BF16:
       return 2;

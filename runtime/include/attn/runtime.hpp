@@ -81,6 +81,10 @@ template <>
 constexpr attn_dtype dtype_of<uint8_t>() {
   return ATTN_U8;
 }
+template <>
+constexpr attn_dtype dtype_of<int8_t>() {
+  return ATTN_I8;
+}
 
 // A view of caller-owned data with its own shape and strides (outermost first, in elements;
 // empty strides: row-major contiguous).
