@@ -12,8 +12,8 @@ using Halide::Func;
 using Halide::Var;
 
 namespace {
-// The quantized append: codes (and int8's scales, one per token and head, computed before that
-// head's codes); v_new converted to f32 first, as k_new already is.
+// The quantized append: codes, and int8's scales (one per token and head, computed once for the
+// call's new tokens before their codes); v_new converted to f32 first, as k_new already is.
 PipelineOutputs quantized_append(const PipelineContext &ctx, const Func &k) {
   const attn::KvDType kv_dtype = ctx.spec.kv_dtype;
   const Func v = ctx.input_f32("v_new");
