@@ -57,6 +57,27 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
 }  // namespace
 
 namespace {
+// The caches' element type: the spec's dtype, int8 codes ("i8") or e4m3 bytes ("u8").
+std::string cache_dtype(const attn::Spec &s) {
+  return s.kv_dtype == attn::KvDType::int8       ? "i8"
+         : s.kv_dtype == attn::KvDType::fp8_e4m3 ? "u8"
+                                                 : attn::dtype_name(s.dtype);
+}
+
+// k_scale, v_scale after the caches: int8, one f32 per cached token and KV head (in-out, shaped
+// `token_dims`: the cache's dims without head_dim); fp8_e4m3, scalar f32 inputs; else none.
+void append_cache_scales(const attn::Spec &s, const std::vector<ArgDim> &token_dims,
+                         std::vector<ArgSpec> &args) {
+  for (const char *name : {"k_scale", "v_scale"}) {
+    if (s.kv_dtype == attn::KvDType::int8) {
+      args.push_back(tensor(name, token_dims));
+      args.back().is_inout = true;
+    } else if (s.kv_dtype == attn::KvDType::fp8_e4m3) {
+      args.push_back(tensor(name, {}));
+    }
+  }
+}
+
 // The issue-24 core forms: a KV cache (contiguous or paged) or the varlen layout.
 std::vector<ArgSpec> sequence_arguments(const attn::Spec &s) {
   const std::string t = attn::dtype_name(s.dtype);
@@ -89,9 +110,11 @@ std::vector<ArgSpec> sequence_arguments(const attn::Spec &s) {
   const bool paged = s.kv_cache == attn::KvCache::paged;
   const ArgDim outer = paged ? sym("num_pages") : sym("B"),
                slots = paged ? fix(s.page_size, "P") : sym("Smax");
-  args.push_back(tensor("k_cache", {outer, slots, fix(kvh, "KVH"), fix(d, "D")}, false, t));
-  args.push_back(tensor("v_cache", {outer, slots, fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+  const std::string codes = cache_dtype(s);
+  args.push_back(tensor("k_cache", {outer, slots, fix(kvh, "KVH"), fix(d, "D")}, false, codes));
+  args.push_back(tensor("v_cache", {outer, slots, fix(kvh, "KVH"), fix(dv, "Dv")}, false, codes));
   args[args.size() - 2].is_inout = args[args.size() - 1].is_inout = true;
+  append_cache_scales(s, {outer, slots, fix(kvh, "KVH")}, args);
   if (paged) args.push_back(tensor("block_table", {sym("B"), sym("max_pages")}, false, "i32"));
   args.push_back(tensor("cache_seqlens", {sym("B")}, false, "i32"));
   append_mask_inputs(s, "Sq", "Sk", args);
@@ -116,20 +139,41 @@ attn::Spec sequence_spec(const attn::Spec &resolved) {
 std::vector<ArgSpec> sequence_pipeline_args(const attn::Spec &s, const std::string &role) {
   const std::string t = attn::dtype_name(s.dtype);
   const int64_t kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v;
+  const std::string codes = cache_dtype(s);
   if (role == "append") {
-    return {tensor("k_new", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(d, "D")}, false, t),
-            tensor("v_new", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t),
-            tensor("k_slots", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(d, "D")}, true, t),
-            tensor("v_slots", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, t)};
+    std::vector<ArgSpec> args = {
+        tensor("k_new", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(d, "D")}, false, t),
+        tensor("v_new", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t)};
+    if (s.kv_dtype == attn::KvDType::fp8_e4m3) append_cache_scales(s, {}, args);
+    args.push_back(tensor("k_slots", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(d, "D")}, true, codes));
+    args.push_back(tensor("v_slots", {sym("B"), sym("n"), fix(kvh, "KVH"), fix(dv, "Dv")}, true, codes));
+    if (s.kv_dtype == attn::KvDType::int8) {
+      // The slots' scales [B, n, KVH], written beside their codes.
+      args.push_back(tensor("k_slot_scales", {sym("B"), sym("n"), fix(kvh, "KVH")}, true));
+      args.push_back(tensor("v_slot_scales", {sym("B"), sym("n"), fix(kvh, "KVH")}, true));
+    }
+    return args;
   }
   std::vector<ArgSpec> args = kernel_arguments(sequence_spec(s));
-  if (role != "paged") return args;
+  if (role != "paged") {
+    // k and v are views of the caches: their codes, then their scales.
+    args[1].dtype = args[2].dtype = codes;
+    std::vector<ArgSpec> scales;
+    append_cache_scales(s, {sym("B"), sym("Sk"), fix(kvh, "KVH")}, scales);
+    for (ArgSpec &scale : scales) scale.is_inout = false;
+    args.insert(args.begin() + 3, scales.begin(), scales.end());
+    return args;
+  }
   // q, then the whole paged cache, this sequence's row of block_table and its cache_seqlens.
   std::vector<ArgSpec> paged = {args[0]};
-  paged.push_back(
-      tensor("k_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
-  paged.push_back(
-      tensor("v_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(dv, "Dv")}, false, t));
+  paged.push_back(tensor("k_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(d, "D")},
+                         false, codes));
+  paged.push_back(tensor("v_cache", {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH"), fix(dv, "Dv")},
+                         false, codes));
+  std::vector<ArgSpec> scales;
+  append_cache_scales(s, {sym("num_pages"), fix(s.page_size, "P"), fix(kvh, "KVH")}, scales);
+  for (ArgSpec &scale : scales) scale.is_inout = false;
+  paged.insert(paged.end(), scales.begin(), scales.end());
   paged.push_back(tensor("block_table", {sym("B"), sym("max_pages")}, false, "i32"));
   // Only its extent is read: Lk, the sequence's keys after this call (the entry passes a stride-0
   // view), as Halide's reductions take data-dependent extents from buffer shapes only.

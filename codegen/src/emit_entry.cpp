@@ -43,6 +43,7 @@ const char *dtype_enum(const std::string &dtype) {
   if (dtype == "bf16") return "ATTN_BF16";
   if (dtype == "i32") return "ATTN_I32";
   if (dtype == "u8") return "ATTN_U8";
+  if (dtype == "i8") return "ATTN_I8";
   if (dtype == "u64") return "ATTN_U64";
   return "ATTN_F32";
 }
@@ -77,7 +78,8 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
     if (has_packed) declare(o, id + "_packed_v" + std::to_string(v), n);
     if (has_blocks) declare(o, id + "_blocks_v" + std::to_string(v), n);
     if (split) declare(o, id + "_split_keys_v" + std::to_string(v), n);
-    if (k.spec.kv_cache != attn::KvCache::none) declare(o, id + "_append_v" + std::to_string(v), 4);
+    if (k.spec.kv_cache != attn::KvCache::none)
+      declare(o, id + "_append_v" + std::to_string(v), sequence_pipeline_args(k.spec, "append").size());
   }
   o << "\n";
   o << "static const attn_arg_info " << id << "_args[] = {\n";

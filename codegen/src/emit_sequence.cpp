@@ -2,6 +2,8 @@
 // cache append, then the attention pipelines once per sequence on views of the call's tensors.
 #include <functional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "attnc/emit.h"
 
@@ -25,22 +27,54 @@ std::string buffer(const KernelRecord &k, const std::string &name) {
   return "buffers[" + std::to_string(arg_index(k.args, name)) + "]";
 }
 
-// A switch over the variants calling <id>_append_v<i> on four views (k_new, v_new, then the
-// cache's slots, its outputs: a GPU variant's come back to the host before the call returns).
+// The append pipeline's arguments, as the entry passes them: "kn", "vn" (k_new, v_new views),
+// fp8's scalar scales (the call's k_scale, v_scale), then its outputs "kc", "vc" (the cache's
+// slots) and int8's "ks", "vs" (their scales).
+std::vector<std::string> append_views(const KernelRecord &k) {
+  std::vector<std::string> views = {"&kn.buffer", "&vn.buffer"};
+  if (k.spec.kv_dtype == attn::KvDType::fp8_e4m3) {
+    views.push_back(buffer(k, "k_scale"));
+    views.push_back(buffer(k, "v_scale"));
+  }
+  views.insert(views.end(), {"&kc.buffer", "&vc.buffer"});
+  if (k.spec.kv_dtype == attn::KvDType::int8) views.insert(views.end(), {"&ks.buffer", "&vs.buffer"});
+  return views;
+}
+
+// How many of append_views come first as inputs (the rest are outputs).
+size_t append_inputs(const KernelRecord &k) {
+  return k.spec.kv_dtype == attn::KvDType::fp8_e4m3 ? 4 : 2;
+}
+
+// A switch over the variants calling <id>_append_v<i> on append_views (a GPU variant's outputs
+// come back to the host before the call returns).
 void write_append(std::ostringstream &o, const KernelRecord &k) {
-  if (runs_on_a_gpu(k)) o << "static const unsigned char " << k.id << "_append_outputs[] = {0, 0, 1, 1};\n\n";
+  const size_t count = append_views(k).size(), inputs = append_inputs(k);
+  if (runs_on_a_gpu(k)) {
+    o << "static const unsigned char " << k.id << "_append_outputs[] = {";
+    for (size_t i = 0; i < count; ++i) o << (i > 0 ? ", " : "") << (i < inputs ? 0 : 1);
+    o << "};\n\n";
+  }
   o << "static int " << k.id << "_append(attn_call_context *context, void **views, int32_t variant) {\n"
     << "  switch (variant) {\n";
   for (size_t v = 0; v < k.targets.size(); ++v) {
-    const std::string call =
-        k.id + "_append_v" + std::to_string(v) + "(context, views[0], views[1], views[2], views[3])";
+    std::string call = k.id + "_append_v" + std::to_string(v) + "(context";
+    for (size_t i = 0; i < count; ++i) call += ", views[" + std::to_string(i) + "]";
+    call += ")";
     o << "    case " << v << ": return "
-      << (k.variant_tiles[v].gpu
-              ? "attn_device_finish(context, views, 4, " + k.id + "_append_outputs, " + call + ")"
-              : call)
+      << (k.variant_tiles[v].gpu ? "attn_device_finish(context, views, " + std::to_string(count) + ", " +
+                                       k.id + "_append_outputs, " + call + ")"
+                                 : call)
       << ";\n";
   }
   o << "  }\n  attn_abi_record_error(context, \"no such variant\");\n  return -1;\n}\n\n";
+}
+
+// The append's views as a C array `views`.
+std::string append_view_array(const KernelRecord &k) {
+  std::string list;
+  for (const std::string &view : append_views(k)) list += (list.empty() ? "" : ", ") + view;
+  return "void *views[] = {" + list + "};";
 }
 
 // The views of the per-sequence attention pipeline's arguments, as C statements declaring
@@ -79,8 +113,17 @@ void write_cache_checks(std::ostringstream &o, const KernelRecord &k) {
   o << "  const int64_t capacity = " << (paged ? "(int64_t)max_pages * " + std::to_string(page) : "smax")
     << ";\n"
     << "  int status = 0;\n"
-    << "  /* Every value first: a refused call writes nothing, neither out nor the cache. */\n"
-    << "  if (batch > 0 && seq_q > capacity)\n"
+    << "  /* Every value first: a refused call writes nothing, neither out nor the cache. */\n";
+  if (k.spec.kv_dtype == attn::KvDType::fp8_e4m3) {
+    // x / scale on append and e4m3 * scale on read: only a finite positive scale means anything.
+    for (const char *name : {"k_scale", "v_scale"})
+      o << "  if (!(attn_view_f32_scalar(" << buffer(k, name) << ") > 0.0f && attn_view_f32_scalar("
+        << buffer(k, name) << ") <= 3.4028234663852886e38f))\n"
+        << "    return attn_view_refuse(context, \"" << name
+        << " is %g: an fp8_e4m3 cache's scales must be finite and > 0\", (double)attn_view_f32_scalar("
+        << buffer(k, name) << "));\n";
+  }
+  o << "  if (batch > 0 && seq_q > capacity)\n"
     << "    return attn_view_refuse(context, \"Sq (%d) is more than " << room
     << " (%lld): the cache has no room for the call's new keys " << sizes
     << "\", seq_q, (long long)capacity, " << sizes_args << ");\n"
@@ -110,6 +153,7 @@ void write_cache_checks(std::ostringstream &o, const KernelRecord &k) {
 
 void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
   const bool paged = k.spec.kv_cache == attn::KvCache::paged;
+  const bool int8 = k.spec.kv_dtype == attn::KvDType::int8;
   const int page = k.spec.page_size;
   o << "static int " << k.id
     << "_run_variant(attn_call_context *context, void **buffers, int32_t variant) {\n"
@@ -144,8 +188,17 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
       << "      attn_view_crop(&kc, 3, id, 1, 0);\n"
       << "      attn_view_crop(&vc, 3, id, 1, 0);\n"
       << "      attn_view_crop(&kc, 2, slot, count, position);\n"
-      << "      attn_view_crop(&vc, 2, slot, count, position);\n"
-      << "      void *views[] = {&kn.buffer, &vn.buffer, &kc.buffer, &vc.buffer};\n"
+      << "      attn_view_crop(&vc, 2, slot, count, position);\n";
+    if (int8) {
+      o << "      attn_view ks, vs;\n"
+        << "      attn_view_copy(&ks, " << buffer(k, "k_scale") << ");\n"
+        << "      attn_view_copy(&vs, " << buffer(k, "v_scale") << ");\n"
+        << "      attn_view_crop(&ks, 2, id, 1, 0);\n"
+        << "      attn_view_crop(&vs, 2, id, 1, 0);\n"
+        << "      attn_view_crop(&ks, 1, slot, count, position);\n"
+        << "      attn_view_crop(&vs, 1, slot, count, position);\n";
+    }
+    o << "      " << append_view_array(k) << "\n"
       << "      if ((status = " << k.id << "_append(context, views, variant)) != 0) return status;\n"
       << "      position += count;\n"
       << "    }\n";
@@ -154,8 +207,15 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
     o << "    attn_view_batch(&kc, " << buffer(k, "k_cache") << ", b);\n"
       << "    attn_view_batch(&vc, " << buffer(k, "v_cache") << ", b);\n"
       << "    attn_view_crop(&kc, 2, cached, seq_q, cached);\n"
-      << "    attn_view_crop(&vc, 2, cached, seq_q, cached);\n"
-      << "    void *views[] = {&kn.buffer, &vn.buffer, &kc.buffer, &vc.buffer};\n"
+      << "    attn_view_crop(&vc, 2, cached, seq_q, cached);\n";
+    if (int8) {
+      o << "    attn_view ks, vs;\n"
+        << "    attn_view_batch(&ks, " << buffer(k, "k_scale") << ", b);\n"
+        << "    attn_view_batch(&vs, " << buffer(k, "v_scale") << ", b);\n"
+        << "    attn_view_crop(&ks, 1, cached, seq_q, cached);\n"
+        << "    attn_view_crop(&vs, 1, cached, seq_q, cached);\n";
+    }
+    o << "    " << append_view_array(k) << "\n"
       << "    if ((status = " << k.id << "_append(context, views, variant)) != 0) return status;\n";
   }
   o << "  }\n"
@@ -168,6 +228,10 @@ void write_cache_run(std::ostringstream &o, const KernelRecord &k) {
     if (name == "k" || name == "v")
       return "attn_view_batch(&view_" + name + ", " + buffer(k, name + "_cache") +
              ", b); attn_view_crop(&view_" + name + ", 2, 0, keys, 0);";
+    // int8's per-token scales [B, Smax, KVH], cut like the cache (paged: passed whole).
+    if ((name == "k_scale" || name == "v_scale") && int8 && !paged)
+      return "attn_view_batch(&view_" + name + ", " + buffer(k, name) + ", b); attn_view_crop(&view_" + name +
+             ", 1, 0, keys, 0);";
     if (name == "block_table")
       return "attn_view_copy(&view_" + name + ", " + buffer(k, name) + "); attn_view_crop(&view_" + name +
              ", 1, b, 1, 0);";

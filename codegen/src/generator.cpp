@@ -92,7 +92,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     const int rank = static_cast<int>(arg.dims.size());
     for (int halide_dim = 0; halide_dim < rank; ++halide_dim) {
       const ArgDim &dim = arg.dims[rank - 1 - halide_dim];
-      if (!(token_min_free && halide_dim == 2)) buffer.dim(halide_dim).set_min(0);
+      // The token dim: [B, n, KVH, D] tensors' dim 2, the slots' scales [B, n, KVH] dim 1.
+      if (!(token_min_free && halide_dim == rank - 2)) buffer.dim(halide_dim).set_min(0);
       if (dim.fixed > 0) buffer.dim(halide_dim).set_extent(static_cast<int>(dim.fixed));
     }
   }

@@ -8,6 +8,7 @@ namespace attnc {
 Halide::Type halide_type(const std::string &dtype, bool bits) {
   if (dtype == "i32") return Halide::Int(32);
   if (dtype == "u8") return Halide::UInt(8);
+  if (dtype == "i8") return Halide::Int(8);
   if (dtype == "u64") return Halide::UInt(64);
   if (dtype == "f16") return bits ? Halide::UInt(16) : Halide::Float(16);
   if (dtype == "bf16") return bits ? Halide::UInt(16) : Halide::BFloat(16);

@@ -14,8 +14,9 @@ using Halide::Func;
 CoreInputs core_form_inputs(const PipelineContext &ctx) {
   const attn::Spec &spec = ctx.spec;
   const bool paged = ctx.role == "paged";
-  CoreInputs in{ctx.input_f32("q"), paged ? Func() : ctx.input_f32("k"), paged ? Func() : ctx.input_f32("v"),
-                ctx.extent("q", 2), paged ? Expr() : ctx.extent("k", 2)};
+  CoreInputs in{ctx.input_f32("q"), paged ? Func() : cache_values(ctx, "k", "k_scale"),
+                paged ? Func() : cache_values(ctx, "v", "v_scale"), ctx.extent("q", 2),
+                paged ? Expr() : ctx.extent("k", 2)};
   ctx.add_mask_inputs(in);
   in.to_out = [&ctx](const Expr &value) { return ctx.to_storage(value); };
   if (runs_per_sequence(spec) || spec.rope != attn::Rope::none) sequence_keys(ctx, in);
@@ -29,9 +30,9 @@ CoreInputs core_form_inputs(const PipelineContext &ctx) {
         ctx.gpu);
   }
   // bf16 pair products read q and k as stored; rotated values exist only in fp32, so rope and
-  // paged specs take the fp32 path.
+  // paged specs take the fp32 path, as do quantized caches (decoded to fp32).
   if (ctx.uses_bf16_dot_products() && spec.rope == attn::Rope::none && !paged &&
-      (ctx.pairs_pay() || amx_row_core(ctx.core_spec()))) {
+      spec.kv_dtype == attn::KvDType::same && (ctx.pairs_pay() || amx_row_core(ctx.core_spec()))) {
     in.q_bf16 = ctx.input("q");
     in.k_bf16 = ctx.input("k");
     in.v_bf16 = ctx.input("v");

@@ -1,6 +1,7 @@
 // The per-sequence family's own stages: appending to a KV cache, reading keys through pages or rotated.
 #include "attnc/pipeline_sequence.h"
 
+#include "attnc/kv_quant.h"
 #include "attnc/rope.h"
 #include "attnc/schedule_around_core_gpu.h"
 
@@ -10,12 +11,50 @@ using Halide::Expr;
 using Halide::Func;
 using Halide::Var;
 
+namespace {
+// The quantized append: codes, and int8's scales (one per token and head, computed once for the
+// call's new tokens before their codes); v_new converted to f32 first, as k_new already is.
+PipelineOutputs quantized_append(const PipelineContext &ctx, const Func &k) {
+  const attn::KvDType kv_dtype = ctx.spec.kv_dtype;
+  const Func v = ctx.input_f32("v_new");
+  const QuantizedSlots keys = quantized(k, ctx.spec.head_dim, kv_dtype, ctx.optional_input("k_scale"), "k"),
+                       values =
+                           quantized(v, ctx.spec.head_dim_v, kv_dtype, ctx.optional_input("v_scale"), "v");
+  // max |x| per token and head once, before the codes and the scales (both outputs read it).
+  for (Func per_token : {keys.amax_bits, values.amax_bits, keys.scales, values.scales}) {
+    if (!per_token.defined()) continue;
+    per_token.compute_root();
+    if (ctx.gpu) {
+      const Var g = per_token.args()[0], p = per_token.args()[1];
+      Var go("go"), po("po"), gi("gi"), pi("pi");
+      per_token.gpu_tile(g, p, go, po, gi, pi, 8, 8, Halide::TailStrategy::GuardWithIf);
+    }
+  }
+  for (const auto &[codes, width] :
+       {std::pair{keys.codes, ctx.spec.head_dim}, std::pair{values.codes, ctx.spec.head_dim_v}}) {
+    Func f = codes;
+    if (ctx.gpu) {
+      schedule_head_rows_gpu(f);
+    } else {
+      f.vectorize(f.args()[0], lanes_dividing(width, ctx.tiles.vector_width));
+    }
+  }
+  PipelineOutputs out = {{"k_slots", keys.codes}, {"v_slots", values.codes}};
+  if (kv_dtype == attn::KvDType::int8) {
+    out["k_slot_scales"] = keys.scales;
+    out["v_slot_scales"] = values.scales;
+  }
+  return out;
+}
+}  // namespace
+
 PipelineOutputs build_cache_append(const PipelineContext &ctx) {
   Var d("d"), g("g"), p("p"), b("b");
   Func k = ctx.input_f32("k_new");
   if (ctx.spec.rope != attn::Rope::none)
     k = rope_rotated(
         k, ctx.spec, [](Expr row, Expr) { return row; }, "k_new_rope", ctx.gpu);
+  if (ctx.spec.kv_dtype != attn::KvDType::same) return quantized_append(ctx, k);
   Func k_slots("k_slots"), v_slots("v_slots");
   k_slots(d, g, p, b) = ctx.to_storage(k(d, g, p, b));
   v_slots(d, g, p, b) = ctx.input("v_new")(d, g, p, b);
@@ -29,13 +68,18 @@ PipelineOutputs build_cache_append(const PipelineContext &ctx) {
   return {{"k_slots", k_slots}, {"v_slots", v_slots}};
 }
 
+Func cache_values(const PipelineContext &ctx, const std::string &codes, const std::string &scale) {
+  if (ctx.spec.kv_dtype == attn::KvDType::same) return ctx.input_f32(codes);
+  return dequantized(ctx.input(codes), ctx.input(scale), ctx.spec.kv_dtype, codes + "_f32");
+}
+
 void sequence_keys(const PipelineContext &ctx, CoreInputs &in) {
   const attn::Spec &spec = ctx.spec;
   if (ctx.role == "paged") {
     const int page = spec.page_size;
     const Expr pages = ctx.extent("k_cache", 3);
-    Func table = ctx.input("block_table"), k_cache = ctx.input_f32("k_cache"),
-         v_cache = ctx.input_f32("v_cache");
+    const Func table = ctx.input("block_table"), k_cache = cache_values(ctx, "k_cache", "k_scale"),
+               v_cache = cache_values(ctx, "v_cache", "v_scale");
     Var d("d"), g("g"), j("j"), b("b");
     // The entry checked every entry this sequence reads; the clamp is for bounds inference.
     const Expr page_id = Halide::clamp(table(j / page, b), 0, pages - 1);

@@ -132,6 +132,8 @@ std::string kernel_id(const Spec &spec) {
   if (s.lse) id += "_lse";
   if (s.kv_cache == KvCache::contiguous) id += "_kvc";
   if (s.kv_cache == KvCache::paged) id += "_kvp" + number(s.page_size);
+  if (s.kv_dtype == KvDType::int8) id += "_kvi8";
+  if (s.kv_dtype == KvDType::fp8_e4m3) id += "_kvfp8";
   if (s.rope != Rope::none) {
     id += (s.rope == Rope::neox ? "_ropen" : "_ropei") + number(s.rope_dim);
     if (s.rope_theta != 10000.0f) id += "_th" + hex(std::bit_cast<uint32_t>(s.rope_theta), 8);

@@ -38,6 +38,7 @@ enum class Key {
   score_bias,
   lse,
   kv_cache,
+  kv_dtype,
   rope,
   rope_theta,
   rope_dim,
@@ -50,10 +51,9 @@ enum class Key {
   dropout
 };
 constexpr std::string_view key_names[] = {
-    "name",  "d_model",       "heads", "kv_heads", "head_dim",    "head_dim_v", "head_groups", "form",
-    "qkv",   "proj_bias",     "mask",  "align",    "mask_block",  "dtype",      "scale",       "softcap",
-    "alibi", "score_bias",    "lse",   "kv_cache", "rope",        "rope_theta", "rope_dim",    "layout",
-    "probs", "runtime_scale", "cross", "backward", "dscore_bias", "dropout"};
+    "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
+    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
+    "kv_cache", "kv_dtype", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward", "dscore_bias", "dropout"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
 static_assert(key_count == static_cast<int>(Key::dropout) + 1);
 
@@ -153,6 +153,13 @@ class SpecBuilder {
         return set_bool(key, value, &Spec::with_lse);
       case Key::kv_cache:
         return set_kv_cache(key, value);
+      case Key::kv_dtype:
+        if (value != "same" && value != "int8" && value != "fp8_e4m3")
+          return bad(key, value, "is not one of same|int8|fp8_e4m3");
+        spec = spec.with_kv_dtype(value == "int8"       ? KvDType::int8
+                                  : value == "fp8_e4m3" ? KvDType::fp8_e4m3
+                                                        : KvDType::same);
+        return std::nullopt;
       case Key::rope:
         if (value != "none" && value != "neox" && value != "interleaved")
           return bad(key, value, "is not one of none|neox|interleaved");
@@ -378,6 +385,7 @@ std::string to_string(const Spec &spec) {
   // Issue 24's keys, printed only when set (older specs keep their text).
   if (s.kv_cache == KvCache::contiguous) out += " kv_cache=contiguous";
   if (s.kv_cache == KvCache::paged) out += " kv_cache=paged(" + std::to_string(s.page_size) + ")";
+  if (s.kv_dtype != KvDType::same) out += std::string(" kv_dtype=") + kv_dtype_name(s.kv_dtype);
   if (s.rope != Rope::none) {
     out += std::string(" rope=") + (s.rope == Rope::neox ? "neox" : "interleaved");
     out += " rope_theta=" + float_text(s.rope_theta) + " rope_dim=" + std::to_string(s.rope_dim);

@@ -245,6 +245,10 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
       return std::string("dscore_bias=true needs ") +
              (c.a == 1 ? "backward=true: it is an output of the backward kernel"
                        : "score_bias=tensor: it is the gradient by that tensor");
+    case P::kv_dtype_needs_kv_cache:
+      return std::string("kv_dtype=") + kv_dtype_name(static_cast<KvDType>(c.a)) +
+             " needs kv_cache=contiguous or kv_cache=paged(P): only a cache holds codes and scales" +
+             (c.b == 1 ? " (layout=varlen takes k and v whole, in dtype)" : " (kv_cache is none)");
     case P::page_too_large:
       return "kv_cache=paged(" + number(c.a) +
              "): a page holds P * kv_heads * max(head_dim, head_dim_v) = " + number(c.a) + " * " +

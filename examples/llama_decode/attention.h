@@ -40,6 +40,14 @@ struct AttentionStep {
   float *out;
 };
 
+// A paged kernel call's index tensors for a step: cache_seqlens [B] and block_table [B, max_pages]
+// (max_pages: the most pages a sequence of the batch spans after the step).
+struct StepTables {
+  std::vector<int32_t> cache_seqlens, block_table;
+  int64_t max_pages = 1;
+};
+StepTables step_tables(const AttentionStep &step, int page_tokens);
+
 // Stores the step's keys and values in the cache and attends. Returns an error message, or "".
 class Attention {
  public:

@@ -56,6 +56,20 @@ std::string parse_args(int argc, char **argv, Config &config) {
         return "--attention needs fused or gathered (got '" + config.attention + "')";
       continue;
     }
+    if (flag == "--kv") {
+      config.kv.clear();
+      for (const char *p = value; *p != '\0';) {
+        const char *comma = std::strchr(p, ',');
+        config.kv.emplace_back(p, comma != nullptr ? comma : p + std::strlen(p));
+        p = comma != nullptr ? comma + 1 : p + std::strlen(p);
+      }
+      for (const std::string &kv : config.kv)
+        if (kv != "f32" && kv != "int8" && kv != "fp8")
+          return "--kv needs cache types from f32, int8 and fp8, like int8 or f32,int8,fp8 (got '" +
+                 std::string(value) + "')";
+      if (config.kv.empty()) return "--kv needs at least one cache type";
+      continue;
+    }
     if (flag == "--seed") {
       int seed = 0;
       if (!to_int(value, seed)) return "--seed needs an integer (got '" + std::string(value) + "')";
@@ -69,6 +83,9 @@ std::string parse_args(int argc, char **argv, Config &config) {
     if (!to_int(value, *option->value) || *option->value < option->minimum)
       return flag + " needs an integer >= " + std::to_string(option->minimum) + " (got '" + value + "')";
   }
+  for (const std::string &kv : config.kv)
+    if (kv != "f32" && config.attention == "gathered")
+      return "--kv " + kv + " needs --attention fused (the gathered path keeps an f32 cache)";
   return {};
 }
 

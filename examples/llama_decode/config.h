@@ -26,10 +26,14 @@ struct Config {
   int threads = 0;                               // projection / MLP threads; 0: one per core
   unsigned seed = 2024;
   std::string attention = "fused";  // fused (the paged kernel) or gathered (the unfused path)
+  // The KV cache types to run, one whole run each: f32, int8 (kv_dtype=int8), fp8 (fp8_e4m3);
+  // int8 and fp8 need the fused path.
+  std::vector<std::string> kv = {"f32"};
 };
 
 // Parses --layers N --ffn N --vocab N --prompts 37,100,13 --tokens N --chunk N --pages N
-// --threads N --seed N --attention fused|gathered; returns an error message, empty when the line is good.
+// --threads N --seed N --attention fused|gathered --kv f32,int8,fp8; returns an error message, empty when the
+// line is good.
 std::string parse_args(int argc, char **argv, Config &config);
 
 // The tokens a pool for these prompts and generation lengths needs at most, rounded to pages.

@@ -1,24 +1,14 @@
 // paged_attention.cpp: one attn_run per layer and step, for the whole batch.
 #include "paged_attention.h"
 
-#include <algorithm>
-
 namespace llama {
 
 std::string PagedAttention::attend(const AttentionStep &step) {
   const int64_t B = static_cast<int64_t>(step.batch.size()), P = cache_.page_tokens;
-  std::vector<const SequencePages *> sequences;
-  std::vector<int32_t> cache_seqlens;
-  int64_t max_pages = 1;
-  for (const Sequence *s : step.batch) {
-    sequences.push_back(&s->cache);
-    cache_seqlens.push_back(s->cache.length);
-    max_pages = std::max<int64_t>(max_pages, (s->cache.length + step.sq + P - 1) / P);
-  }
-  std::vector<int32_t> table = block_table(sequences, static_cast<int>(max_pages));
+  StepTables tables = step_tables(step, static_cast<int>(P));
   const int64_t H = heads_, KVH = cache_.kv_heads, D = cache_.head_dim;
   const int64_t q_shape[] = {B, step.sq, H, D}, new_shape[] = {B, step.sq, KVH, D},
-                cache_shape[] = {cache_.pages, P, KVH, D}, table_shape[] = {B, max_pages},
+                cache_shape[] = {cache_.pages, P, KVH, D}, table_shape[] = {B, tables.max_pages},
                 lengths_shape[] = {B};
   const attn_arg args[] = {
       {"q", {const_cast<float *>(step.q), ATTN_F32, 4, q_shape, nullptr}},
@@ -26,8 +16,8 @@ std::string PagedAttention::attend(const AttentionStep &step) {
       {"v_new", {const_cast<float *>(step.v_new), ATTN_F32, 4, new_shape, nullptr}},
       {"k_cache", {cache_.k[step.layer].data(), ATTN_F32, 4, cache_shape, nullptr}},
       {"v_cache", {cache_.v[step.layer].data(), ATTN_F32, 4, cache_shape, nullptr}},
-      {"block_table", {table.data(), ATTN_I32, 2, table_shape, nullptr}},
-      {"cache_seqlens", {cache_seqlens.data(), ATTN_I32, 1, lengths_shape, nullptr}},
+      {"block_table", {tables.block_table.data(), ATTN_I32, 2, table_shape, nullptr}},
+      {"cache_seqlens", {tables.cache_seqlens.data(), ATTN_I32, 1, lengths_shape, nullptr}},
       {"out", {step.out, ATTN_F32, 4, q_shape, nullptr}},
   };
   if (attn_run(kernel_, args, sizeof args / sizeof args[0]) != ATTN_OK) return attn_last_error();

@@ -13,7 +13,7 @@ MAX_THREADS = 256  # ATTN_MAX_THREADS: the most threads attn_kernel_set_threads 
 MAX_ELEMENTS = 2**31 - 1  # the most elements a tensor of a call may hold
 
 # attn_dtype
-F32, F16, BF16, I32, U8, U64 = 1, 2, 3, 4, 5, 6
+F32, F16, BF16, I32, U8, I8, U64 = 1, 2, 3, 4, 5, 6, 7
 # attn_memory
 HOST, CUDA_DEVICE, OPENCL_BUFFER = 0, 1, 2
 

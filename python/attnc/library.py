@@ -18,6 +18,7 @@ DTYPES = {
     _capi.BF16: ("bf16", np.dtype(np.uint16)),
     _capi.I32: ("i32", np.dtype(np.int32)),
     _capi.U8: ("u8", np.dtype(np.uint8)),
+    _capi.I8: ("i8", np.dtype(np.int8)),
     _capi.U64: ("u64", np.dtype(np.uint64)),
 }
 

@@ -33,6 +33,8 @@ const char *dtype_name(int dtype) {
       return "i32";
     case ATTN_U8:
       return "u8";
+    case ATTN_I8:
+      return "i8";
     case ATTN_U64:
       return "u64";
   }

@@ -14,6 +14,7 @@ int64_t element_bytes(attn_dtype dtype) {
     case ATTN_BF16:
       return 2;
     case ATTN_U8:
+    case ATTN_I8:
       return 1;
     case ATTN_U64:
       return 8;

@@ -349,6 +349,9 @@ halide_type_t halide_type_of(attn_dtype dtype) {
       type.code = halide_type_uint;
       type.bits = 8;
       break;
+    case ATTN_I8:
+      type.code = halide_type_int;
+      type.bits = 8;
     case ATTN_U64:
       type.code = halide_type_uint;
       type.bits = 64;

@@ -150,7 +150,7 @@ TEST_CASE("parse_spec rejects malformed pairs") {
         "unknown key 'head' (valid keys: name, d_model, heads, kv_heads, head_dim, head_dim_v, head_groups, "
         "form, "
         "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, "
-        "rope, "
+        "kv_dtype, rope, "
         "rope_theta, rope_dim, layout, probs, runtime_scale, cross, backward, dscore_bias, dropout)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
@@ -313,6 +313,42 @@ TEST_CASE("backward: printed only when on, parsed both ways, its own kernel id")
   REQUIRE(off.ok);
   CHECK_FALSE(off.spec.backward_pass);
   CHECK(spec_error("heads=2 head_dim=16 backward=yes") == "key 'backward': 'yes' is not one of true|false");
+}
+
+TEST_CASE("kv_dtype: printed only when not same, parsed both ways, its own kernel id (issue 37)") {
+  const attn::Spec cache = attn::attention().with_heads(4).with_kv_heads(2).with_head_dim(16).with_kv_cache(
+      attn::KvCache::paged, 16);
+  CHECK(attn::to_string(cache).find("kv_dtype") == std::string::npos);
+  for (attn::KvDType t : {attn::KvDType::int8, attn::KvDType::fp8_e4m3}) {
+    const std::string text = attn::to_string(cache.with_kv_dtype(t));
+    CHECK(text.ends_with(std::string(" kv_cache=paged(16) kv_dtype=") + attn::kv_dtype_name(t)));
+    const attn::ParseResult parsed = attn::parse_spec(text);
+    REQUIRE(parsed.ok);
+    CHECK(parsed.spec.kv_dtype == t);
+    CHECK(attn_test::same_resolved(parsed.spec, cache.with_kv_dtype(t)));
+  }
+  CHECK(attn::kernel_id(cache.with_kv_dtype(attn::KvDType::int8)) == attn::kernel_id(cache) + "_kvi8");
+  CHECK(attn::kernel_id(cache.with_kv_dtype(attn::KvDType::fp8_e4m3)) == attn::kernel_id(cache) + "_kvfp8");
+  const attn::ParseResult same = attn::parse_spec("heads=2 head_dim=16 kv_cache=contiguous kv_dtype=same");
+  REQUIRE(same.ok);
+  CHECK(same.spec.kv_dtype == attn::KvDType::same);
+  CHECK(spec_error("heads=2 head_dim=16 kv_cache=contiguous kv_dtype=fp8") ==
+        "key 'kv_dtype': 'fp8' is not one of same|int8|fp8_e4m3");
+  // Only a cache holds codes and scales: refused without one, by name.
+  CHECK(spec_error("heads=2 head_dim=16 kv_dtype=int8") ==
+        "spec '<unnamed>': kv_dtype=int8 needs kv_cache=contiguous or kv_cache=paged(P): only a cache holds "
+        "codes and scales (kv_cache is none)");
+  CHECK(spec_error("heads=2 head_dim=16 layout=varlen kv_dtype=fp8_e4m3")
+            .find("(layout=varlen takes k and v") != std::string::npos);
+  static_assert(
+      attn::check_spec(attn::attention().with_heads(2).with_head_dim(16).with_kv_dtype(attn::KvDType::int8))
+          .problem == attn::SpecProblem::kv_dtype_needs_kv_cache);
+  static_assert(attn::check_spec(attn::attention()
+                                     .with_heads(2)
+                                     .with_head_dim(16)
+                                     .with_kv_cache(attn::KvCache::contiguous)
+                                     .with_kv_dtype(attn::KvDType::fp8_e4m3))
+                    .ok());
 }
 
 TEST_CASE("parse_spec rejects invalid specs with describe()'s message") {

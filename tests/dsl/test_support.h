@@ -62,8 +62,9 @@ inline bool same_resolved(const attn::Spec &a, const attn::Spec &b) {
          x.has_softcap == y.has_softcap && (!x.has_softcap || same_bits(x.softcap, y.softcap)) &&
          x.alibi == y.alibi && x.score_bias == y.score_bias && x.lse == y.lse && x.probs == y.probs &&
          x.align == y.align && x.runtime_scale == y.runtime_scale && x.cross_attention == y.cross_attention &&
-         x.kv_cache == y.kv_cache && x.page_size == y.page_size && x.rope == y.rope &&
-         same_bits(x.rope_theta, y.rope_theta) && x.rope_dim == y.rope_dim && x.layout == y.layout;
+         x.kv_cache == y.kv_cache && x.page_size == y.page_size && x.kv_dtype == y.kv_dtype &&
+         x.rope == y.rope && same_bits(x.rope_theta, y.rope_theta) && x.rope_dim == y.rope_dim &&
+         x.layout == y.layout;
 }
 
 }  // namespace attn_test

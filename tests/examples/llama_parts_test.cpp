@@ -1,9 +1,10 @@
 // llama_parts_test.cpp: the llama_decode example's pieces that need no kernel: the page pool and
-// block tables, neox RoPE, the fp64 attention reference and the projections.
+// block tables, neox RoPE, the fp64 attention reference, the projections and the command line's --kv.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "config.h"
@@ -133,4 +134,23 @@ TEST_CASE("the generation plan counts the prefill's token, the decode steps and 
         "the last checked against fp64 and not timed)");
   c.tokens = 1;
   CHECK(generation_plan(c) == "1 token generated each, by the prefill (no decode step)");
+}
+
+TEST_CASE("--kv takes one cache type or a list, and int8 / fp8 need the fused path") {
+  auto parse = [](std::vector<const char *> args, Config &c) {
+    args.insert(args.begin(), "llama_decode");
+    return parse_args(static_cast<int>(args.size()), const_cast<char **>(args.data()), c);
+  };
+  Config c;
+  CHECK(c.kv == std::vector<std::string>{"f32"});
+  CHECK(parse({"--kv", "int8"}, c).empty());
+  CHECK(c.kv == std::vector<std::string>{"int8"});
+  CHECK(parse({"--kv", "f32,int8,fp8"}, c).empty());
+  CHECK(c.kv == std::vector<std::string>{"f32", "int8", "fp8"});
+  Config bad;
+  CHECK(parse({"--kv", "int4"}, bad) ==
+        "--kv needs cache types from f32, int8 and fp8, like int8 or f32,int8,fp8 (got 'int4')");
+  Config gathered;
+  CHECK(parse({"--kv", "fp8", "--attention", "gathered"}, gathered) ==
+        "--kv fp8 needs --attention fused (the gathered path keeps an f32 cache)");
 }

@@ -45,6 +45,9 @@ set(backward_label arm)
 set(backward_share ON)
 include(backward_kernels.cmake)
 
+# The quantized KV caches (issue 37), a share: an int8 and an fp8 paged spec.
+include(kv_quant_kernels.cmake)
+
 # Dropout in the forward, every spec, on both arm64 variants.
 set(dropout_label arm)
 include(dropout_kernels.cmake)
@@ -52,4 +55,4 @@ include(dropout_kernels.cmake)
 # What tests/arm builds of this tree before running label arm (make arm builds all of it).
 add_custom_target(attnc_arm_suites
   DEPENDS attn_run kernels_arm_sweep_test kernels_arm_run_errors_test kernels_arm_dispatch_test kernels_low_precision_test
-          kernels_backward_test kernels_dropout_test)
+          kernels_backward_test kernels_arm_kv_quant_test kernels_dropout_test)

@@ -29,7 +29,7 @@ DimSizes with_sequence_sizes(DimSizes s) {
 }
 
 int64_t dtype_bytes(attn_dtype dtype) {
-  return dtype == ATTN_U8 ? 1 : dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : dtype == ATTN_U64 ? 8 : 4;
+  return dtype == ATTN_U8 || dtype == ATTN_I8 ? 1 : dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : dtype == ATTN_U64 ? 8 : 4;
 }
 
 // The sentinel of a written element: -777.0f, or its upper half for a 2-byte dtype.
@@ -101,7 +101,9 @@ void fill(Arg &a, const BadCall &call, const DimSizes &sizes) {
       const float x = a.info.rank == 0 ? 0.5f : 0.001f * static_cast<float>(small);
       std::memcpy(&a.storage[n * 4], &x, 4);
     } else if (a.info.dtype == ATTN_U8) {
-      a.storage[n] = 1;  // a mask keeping every pair
+      a.storage[n] = 1;  // a mask keeping every pair (an fp8_e4m3 cache: 2^-9)
+    } else if (a.info.dtype == ATTN_I8) {
+      a.storage[n] = static_cast<uint8_t>(small - 48);  // int8 cache codes
     } else if (a.info.dtype == ATTN_U64) {
       const uint64_t x = 0x9E3779B97F4A7C15ull + n;  // dropout's seed or offset: any value
       std::memcpy(&a.storage[n * 8], &x, 8);
@@ -351,7 +353,7 @@ std::vector<BadVariant> bad_variants(const BadCall &good, const DimSizes &sizes)
     const std::string n = a.name, quoted = "'" + a.name + "'";
     v.push_back(
         {n + ": null data", [n](BadCall &c) { c.arg(n).null_data = true; }, ATTN_ERR_NULL_DATA, quoted});
-    for (attn_dtype dtype : {ATTN_F32, ATTN_F16, ATTN_BF16, ATTN_I32, ATTN_U8, ATTN_U64})
+    for (attn_dtype dtype : {ATTN_F32, ATTN_F16, ATTN_BF16, ATTN_I32, ATTN_U8, ATTN_I8, ATTN_U64})
       if (dtype != a.info.dtype)
         v.push_back({n + ": dtype " + attn_dtype_name(dtype),
                      [n, dtype](BadCall &c) { c.arg(n).dtype = dtype; }, ATTN_ERR_DTYPE, quoted});

@@ -187,6 +187,7 @@ attn_status Call::run(const attn_kernel *kernel) {
   for (auto &[name, tensor] : tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : index_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
   for (auto &[name, tensor] : byte_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor()});
+  for (auto &[name, tensor] : int8_tensors) args.push_back(attn_arg{name.c_str(), tensor.c_tensor(ATTN_I8)});
   for (auto &[name, tensor] : bits_tensors)
     args.push_back(attn_arg{name.c_str(), tensor.c_tensor(bits_dtype)});
   for (auto &[name, value] : scalars)

@@ -90,7 +90,8 @@ std::vector<const char *> variant_caps(const attn_kernel *kernel);
 struct Call {
   std::map<std::string, Tensor> tensors;             // f32: q, k, v, x, weights, out, lse, ...
   std::map<std::string, IndexTensor> index_tensors;  // i32: key_lengths, segment ids, ...
-  std::map<std::string, ByteTensor> byte_tensors;    // u8: mask
+  std::map<std::string, ByteTensor> byte_tensors;    // u8: mask, fp8_e4m3 cache bytes
+  std::map<std::string, ByteTensor> int8_tensors;    // i8 (as bytes): kv_dtype=int8 cache codes
   std::map<std::string, BitsTensor> bits_tensors;    // f16 / bf16: q, k, v, x, weights, out
   attn_dtype bits_dtype = ATTN_F16;                  // bits_tensors' dtype: ATTN_F16 or ATTN_BF16
   std::map<std::string, float> scalars;              // rank-0 f32: a run-time scale

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "attn/spec_text.h"
 #include "attn/validate.h"
+#include "cache_layout.h"
 #include "kernel_test_support.h"
 #include "low_precision.h"
 #include "sequence_reference.h"
@@ -174,21 +174,10 @@ attn_status run_in_dtype(const attn::Spec &s, const attn_kernel *kernel, Call &c
   return status;
 }
 
-// A KV cache call: the layout of its slots, and where each (sequence, position) lives.
-struct CacheCase {
+// A KV cache call: the layout of its slots (where each (sequence, position) lives), and its tensors.
+struct CacheCase : CacheLayout {
   attn::Spec spec;
-  int batch = 0, seq_q = 0;
-  std::vector<int32_t> cached;   // cache_seqlens
-  int smax = 0;                  // contiguous
-  int pages = 0, max_pages = 0;  // paged
-  std::vector<std::vector<int32_t>> table;
   Call call;
-  // The slot of (b, position): [B, Smax] or [num_pages, P] flattened.
-  int64_t slot(int b, int64_t position) const {
-    if (spec.kv_cache == attn::KvCache::contiguous) return int64_t{b} * smax + position;
-    const int page = spec.page_size;
-    return int64_t{table[size_t(b)][size_t(position / page)]} * page + position % page;
-  }
 };
 
 // Random q, k_new, v_new; cache slots below each sequence's length normal, every other slot NaN
@@ -196,35 +185,10 @@ struct CacheCase {
 CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector<int32_t> cached,
                           std::mt19937 &rng) {
   CacheCase c;
+  static_cast<CacheLayout &>(c) = make_cache_layout(s, batch, seq_q, cached, rng);
   c.spec = s;
-  c.batch = batch;
-  c.seq_q = seq_q;
-  c.cached = cached;
   const int64_t h = s.heads, kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v;
-  int64_t outer = batch, slots = 0;
-  if (s.kv_cache == attn::KvCache::contiguous) {
-    for (int32_t n : cached) c.smax = std::max(c.smax, n + seq_q);
-    c.smax += 3;  // room past every sequence's end: slots that stay garbage
-    slots = c.smax;
-  } else {
-    const int page = s.page_size;
-    for (int32_t n : cached) c.max_pages = std::max(c.max_pages, (n + seq_q + page - 1) / page);
-    c.max_pages += 1;
-    int used = 0;
-    for (int32_t n : cached) used += (n + seq_q + page - 1) / page;
-    c.pages = used + 3;
-    std::vector<int32_t> order(size_t(c.pages));
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
-    size_t next = 0;
-    for (int b = 0; b < batch; ++b) {
-      std::vector<int32_t> row(size_t(c.max_pages), 12345);  // entries past a sequence's pages: never read
-      for (int p = 0; p < (cached[size_t(b)] + seq_q + page - 1) / page; ++p) row[size_t(p)] = order[next++];
-      c.table.push_back(row);
-    }
-    outer = c.pages;
-    slots = page;
-  }
+  const int64_t outer = c.outer(), slots = c.slots();
   c.call.tensors.emplace("q", normal({batch, seq_q, h, d}, rng));
   c.call.tensors.emplace("k_new", normal({batch, seq_q, kvh, d}, rng));
   c.call.tensors.emplace("v_new", normal({batch, seq_q, kvh, dv}, rng));
@@ -240,13 +204,7 @@ CacheCase make_cache_case(const attn::Spec &s, int batch, int seq_q, std::vector
   c.call.tensors.emplace("k_cache", std::move(k_cache));
   c.call.tensors.emplace("v_cache", std::move(v_cache));
   c.call.index_tensors.emplace("cache_seqlens", indices(cached));
-  if (s.kv_cache == attn::KvCache::paged) {
-    IndexTensor table({batch, c.max_pages}, false, -1);
-    for (int b = 0; b < batch; ++b)
-      for (int p = 0; p < c.max_pages; ++p)
-        table.logical(int64_t{b} * c.max_pages + p) = c.table[size_t(b)][size_t(p)];
-    c.call.index_tensors.emplace("block_table", std::move(table));
-  }
+  if (s.kv_cache == attn::KvCache::paged) c.call.index_tensors.emplace("block_table", c.block_table());
   if (s.alibi) {
     Tensor slopes({h}, false, nan_value);
     for (int64_t n = 0; n < h; ++n) slopes.logical(n) = 0.05f + 0.2f * static_cast<float>(n);

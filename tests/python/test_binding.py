@@ -27,7 +27,8 @@ def core_inputs(rng, batch, seq_q, seq_k, lengths):
 
 
 def test_listing():
-    assert sorted(k.id for k in lib.kernels) == sorted([CORE, BF16, BLOCK, "attn_core_h2_kv2_d16_f32_causal_kvc"])
+    assert sorted(k.id for k in lib.kernels) == sorted(
+        [CORE, BF16, BLOCK, "attn_core_h2_kv2_d16_f32_causal_kvc", "attn_core_h2_kv2_d16_f32_causal_kvc_kvi8"])
     core = lib[CORE]
     assert "probs=true" in core.spec and "mask=causal&padding" in core.spec
     listed = [(a.name, a.dtype, a.shape, a.is_output) for a in core.args]

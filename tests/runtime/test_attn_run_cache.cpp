@@ -1,25 +1,18 @@
 // test_attn_run_cache.cpp: attn-run on a generated KV cache kernel (issue 24): k_cache and v_cache
 // given with --input are written back with --output after the call, against the fp64 reference.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "attn/mask.h"
+#include "attn_run_workspace.h"
 #include "npy.h"
 #include "npy_files.h"
 #include "sequence_reference.h"
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -28,42 +21,12 @@ constexpr const char *kernel = "attn_core_h2_kv2_d16_f32_causal_kvc_ropen16";
 constexpr int batch = 2, seq_q = 2, smax = 8, heads = 2, head_dim = 16;
 const int32_t cached[batch] = {3, 5};
 
-template <class T>
-attn::npy::Array array_of(attn_dtype dtype, std::vector<int64_t> shape, const std::vector<T> &values) {
-  attn::npy::Array array;
-  array.dtype = dtype;
-  array.shape = std::move(shape);
-  array.data.resize(values.size() * sizeof(T));
-  std::memcpy(array.data.data(), values.data(), array.data.size());
-  return array;
-}
+using attnc::test::array_of;
+using attnc::test::values_of;
 
-std::vector<float> floats(const attn::npy::Array &array) {
-  std::vector<float> values(array.data.size() / sizeof(float));
-  std::memcpy(values.data(), array.data.data(), array.data.size());
-  return values;
-}
-
-struct Workspace {
-  fs::path dir = fs::temp_directory_path() / ("attnc_attn_run_cache_test_" + std::to_string(getpid()));
-  Workspace() { fs::create_directories(dir); }
-  ~Workspace() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-  std::string file(const std::string &name) const { return (dir / name).string(); }
-  void save(const std::string &name, const attn::npy::Array &array) const {
-    attnc::test::save_npy(file(name), array);
-  }
-  attn::npy::Array load(const std::string &name) const { return attnc::test::load_npy(file(name)); }
-  int run(const std::string &arguments, std::string *err) const {
-    const std::string path = file("stderr.txt");
-    const int status = std::system(
-        (std::string(ATTN_RUN_PATH) + " " + CACHE_LIB + " " + arguments + " >" + path + " 2>&1").c_str());
-    std::ifstream f(path);
-    *err = std::string(std::istreambuf_iterator<char>(f), {});
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
+// The library at CACHE_LIB.
+struct Workspace : attnc::test::AttnRunWorkspace {
+  Workspace() : AttnRunWorkspace("attnc_attn_run_cache_test", ATTN_RUN_PATH, CACHE_LIB) {}
 };
 
 }  // namespace
@@ -102,8 +65,9 @@ TEST_CASE("attn-run writes a KV cache kernel's in-out k_cache and v_cache back")
       &err);
   CAPTURE(err);
   REQUIRE(code == 0);
-  const std::vector<float> out = floats(ws.load("out.npy")), k_after = floats(ws.load("k_after.npy")),
-                           v_after = floats(ws.load("v_after.npy"));
+  const std::vector<float> out = values_of<float>(ws.load("out.npy")),
+                           k_after = values_of<float>(ws.load("k_after.npy")),
+                           v_after = values_of<float>(ws.load("v_after.npy"));
   REQUIRE(k_after.size() == k_cache.size());
 
   namespace ref = attnc::reference;

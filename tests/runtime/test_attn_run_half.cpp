@@ -52,15 +52,7 @@ struct Outcome {
   std::string err;
 };
 
-template <class T>
-attn::npy::Array array_of(attn_dtype dtype, std::vector<int64_t> shape, const std::vector<T> &values) {
-  attn::npy::Array array;
-  array.dtype = dtype;
-  array.shape = std::move(shape);
-  array.data.resize(values.size() * sizeof(T));
-  std::memcpy(array.data.data(), values.data(), array.data.size());
-  return array;
-}
+using attnc::test::array_of;
 
 // q, k, v drawn once (normal, fixed seed), saved as '<f4' and as each storage type's file.
 struct Workspace {

@@ -28,6 +28,7 @@ TEST_CASE("every dtype has its short name, and a value outside the enum its numb
   CHECK(std::string(attn_dtype_name(ATTN_BF16)) == "bf16");
   CHECK(std::string(attn_dtype_name(ATTN_I32)) == "i32");
   CHECK(std::string(attn_dtype_name(ATTN_U8)) == "u8");
+  CHECK(std::string(attn_dtype_name(ATTN_I8)) == "i8");
   CHECK(std::string(attn_dtype_name(static_cast<attn_dtype>(77))) == "dtype 77");
 }
 

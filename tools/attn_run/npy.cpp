@@ -137,6 +137,8 @@ bool dtype_from_descr(const std::string &descr, attn_dtype *dtype, std::string *
     *dtype = ATTN_I32;
   else if (descr == "|u1" || descr == "<u1" || descr == "u1")
     *dtype = ATTN_U8;
+  else if (descr == "|i1" || descr == "<i1" || descr == "i1")  // int8 KV cache codes
+    *dtype = ATTN_I8;
   else if (descr == "<u8")
     *dtype = ATTN_U64;
   else if (!descr.empty() && descr[0] == '>') {
@@ -144,7 +146,7 @@ bool dtype_from_descr(const std::string &descr, attn_dtype *dtype, std::string *
     return false;
   } else {
     *why = "has dtype '" + descr +
-           "'; supported are '<f4', '<f2', '<u2' (bf16 bit patterns), '<i4', '|u1' and '<u8'";
+           "'; supported are '<f4', '<f2', '<u2' (bf16 bit patterns), '<i4', '|u1', '|i1' and '<u8'";
     return false;
   }
   return true;
@@ -188,6 +190,8 @@ const char *descr_of(attn_dtype dtype) {
       return "<i4";
     case ATTN_U8:
       return "|u1";
+    case ATTN_I8:
+      return "|i1";
     case ATTN_U64:
       return "<u8";
   }
@@ -209,6 +213,7 @@ size_t element_size(attn_dtype dtype) {
     case ATTN_I32:
       return 4;
     case ATTN_U8:
+    case ATTN_I8:
       return 1;
     case ATTN_U64:
       return 8;

@@ -32,7 +32,7 @@ int usage_error(const std::string &message) {
 }
 
 attn_dtype dtype_of(const std::string &name) {
-  for (attn_dtype d : {ATTN_F32, ATTN_F16, ATTN_BF16, ATTN_I32, ATTN_U8, ATTN_U64}) {
+  for (attn_dtype d : {ATTN_F32, ATTN_F16, ATTN_BF16, ATTN_I32, ATTN_U8, ATTN_I8, ATTN_U64}) {
     if (name == attn_dtype_name(d)) return d;
   }
   return ATTN_F32;  // kernel_arguments gives only the names above

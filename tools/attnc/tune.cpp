@@ -120,7 +120,7 @@ struct Tensors {
 };
 
 size_t element_bytes(attn_dtype dtype) {
-  return dtype == ATTN_U8 ? 1 : dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : dtype == ATTN_U64 ? 8 : 4;
+  return dtype == ATTN_U8 || dtype == ATTN_I8 ? 1 : dtype == ATTN_F16 || dtype == ATTN_BF16 ? 2 : dtype == ATTN_U64 ? 8 : 4;
 }
 
 // Stores value as element e of a float tensor of dtype (f32, f16 or bf16), rounded to nearest even.

@@ -18,7 +18,7 @@ namespace attnc {
 // generator hands each to the output of that name.
 using PipelineOutputs = std::map<std::string, Halide::Func>;
 
-// The Halide type of an argument dtype ("f32", "i32", "u8", "f16", "bf16"). bits: f16 and bf16
+// The Halide type of an argument dtype ("f32", "i32", "u8", "i8", "f16", "bf16"). bits: f16 and bf16
 // as UInt(16), their bits (GPU targets take them so, half_bits.h).
 Halide::Type halide_type(const std::string &dtype, bool bits);
 

@@ -122,22 +122,16 @@ template <int zero>
 struct varlen_and_kv_cache_do_not_combine;
 template <int kv_cache_1_varlen_2, int padding_1_prefix_2_document_3_tensor_4_score_bias_5>
 struct kv_cache_and_varlen_take_no_batch_shaped_mask_inputs;
-template <int rope_dim>
-struct rope_theta_and_rope_dim_need_rope;
-template <int unused>
-struct cross_attention_needs_the_block_form;
-template <int kv_cache_1_varlen_2_head_groups_3>
-struct probs_does_not_combine_with;
-template <int page_size, int kv_heads_times_head_dim>
-struct a_cache_page_must_hold_at_most_2147483647_elements;
-template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5>
-struct backward_does_not_take;
-template <int backward_1_score_bias_tensor_2>
-struct dscore_bias_needs;
-template <int unused>
-struct dropout_must_be_in_0_to_1;
-template <int kv_cache_1_varlen_2>
-struct dropout_does_not_take;
+template <int rope_dim> struct rope_theta_and_rope_dim_need_rope;
+template <int unused> struct cross_attention_needs_the_block_form;
+template <int kv_cache_1_varlen_2_head_groups_3> struct probs_does_not_combine_with;
+template <int page_size, int kv_heads_times_head_dim> struct a_cache_page_must_hold_at_most_2147483647_elements;
+template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5> struct backward_does_not_take;
+template <int backward_1_score_bias_tensor_2> struct dscore_bias_needs;
+template <int int8_1_fp8_e4m3_2, int varlen_1>
+struct kv_dtype_needs_kv_cache_contiguous_or_paged;
+template <int unused> struct dropout_must_be_in_0_to_1;
+template <int kv_cache_1_varlen_2> struct dropout_does_not_take;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -191,120 +185,65 @@ struct no_problem;
 template <SpecProblem problem, int a, int b, auto f>
 consteval auto rule_pointer() {
   using P = SpecProblem;
-  if constexpr (problem == P::d_model_not_positive)
-    return (d_model_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::heads_not_positive)
-    return (heads_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::kv_heads_not_positive)
-    return (kv_heads_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::head_dim_not_positive)
-    return (head_dim_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::head_dim_v_not_positive)
-    return (head_dim_v_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::heads_missing)
-    return (heads_must_be_set<a> *)nullptr;
-  else if constexpr (problem == P::width_missing)
-    return (d_model_or_head_dim_must_be_set<a> *)nullptr;
-  else if constexpr (problem == P::heads_not_dividing_d_model)
-    return (heads_must_divide_d_model<a, b> *)nullptr;
-  else if constexpr (problem == P::kv_heads_not_dividing_heads)
-    return (kv_heads_must_divide_heads<a, b> *)nullptr;
-  else if constexpr (problem == P::scale_not_positive)
-    return (scale_must_be_positive<f> *)nullptr;
-  else if constexpr (problem == P::window_bound_invalid)
-    return (window_bound_must_be_at_least_minus_1<a> *)nullptr;
-  else if constexpr (problem == P::mask_too_large)
-    return (mask_has_too_many_terms<a, b> *)nullptr;
-  else if constexpr (problem == P::name_invalid)
-    return (name_must_be_alphanumeric_or_underscore<a, b> *)nullptr;
-  else if constexpr (problem == P::global_tokens_not_positive)
-    return (global_tokens_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::random_block_not_positive)
-    return (random_block_size_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::random_count_not_positive)
-    return (random_block_count_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::mask_block_not_positive)
-    return (mask_block_must_be_positive<a> *)nullptr;
-  else if constexpr (problem == P::softcap_not_positive)
-    return (softcap_must_be_positive<f> *)nullptr;
-  else if constexpr (problem == P::heads_too_many)
-    return (heads_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::kv_heads_too_many)
-    return (kv_heads_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::head_dim_too_large)
-    return (head_dim_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::head_dim_v_too_large)
-    return (head_dim_v_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::d_model_too_large)
-    return (d_model_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::query_width_too_large)
-    return (heads_times_head_dim_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::value_width_too_large)
-    return (heads_times_head_dim_v_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::weight_too_large)
-    return (projection_weight_must_be_below_2_gib<a, b> *)nullptr;
-  else if constexpr (problem == P::mask_block_too_large)
-    return (mask_block_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::window_bound_too_large)
-    return (window_bound_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::global_tokens_too_large)
-    return (global_tokens_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::random_block_too_large)
-    return (random_block_size_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::random_count_too_large)
-    return (random_block_count_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::random_draws_too_many)
-    return (random_draws_in_all_must_be_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::mask_malformed)
-    return (mask_node_is_malformed<a, b> *)nullptr;
-  else if constexpr (problem == P::head_group_count_invalid)
-    return (head_group_count_must_be_between_1_and<a, b> *)nullptr;
-  else if constexpr (problem == P::head_groups_in_core_form)
-    return (head_groups_need_the_block_form<a> *)nullptr;
-  else if constexpr (problem == P::head_group_heads_not_positive)
-    return (head_group_heads_must_be_positive<a, b> *)nullptr;
-  else if constexpr (problem == P::head_group_head_dim_not_positive)
-    return (head_group_head_dim_must_be_positive<a, b> *)nullptr;
-  else if constexpr (problem == P::head_group_kv_heads_not_positive)
-    return (head_group_kv_heads_must_be_positive<a, b> *)nullptr;
-  else if constexpr (problem == P::head_group_kv_heads_not_dividing_heads)
-    return (head_group_kv_heads_must_divide_its_heads<a, b> *)nullptr;
-  else if constexpr (problem == P::head_groups_heads_mismatch)
-    return (heads_beside_head_groups_must_be_their_sum<a, b> *)nullptr;
-  else if constexpr (problem == P::head_groups_kv_heads_mismatch)
-    return (kv_heads_beside_head_groups_must_be_their_sum<a, b> *)nullptr;
-  else if constexpr (problem == P::head_groups_head_dim_mismatch)
-    return (head_dim_beside_head_groups_must_be_the_widest<a, b> *)nullptr;
-  else if constexpr (problem == P::head_groups_head_dim_v_mismatch)
-    return (head_dim_v_beside_head_groups_must_be_the_widest<a, b> *)nullptr;
-  else if constexpr (problem == P::rope_dim_invalid)
-    return (rope_dim_must_be_even_positive_and_at_most_head_dim<a, b> *)nullptr;
-  else if constexpr (problem == P::rope_theta_not_positive)
-    return (rope_theta_must_be_positive<1> *)nullptr;
-  else if constexpr (problem == P::page_size_invalid)
-    return (page_size_must_be_positive_and_at_most<a, b> *)nullptr;
-  else if constexpr (problem == P::sequence_needs_core_form)
-    return (kv_cache_and_varlen_need_the_core_form<a> *)nullptr;
-  else if constexpr (problem == P::varlen_with_kv_cache)
-    return (varlen_and_kv_cache_do_not_combine<0> *)nullptr;
-  else if constexpr (problem == P::sequence_input_unsupported)
-    return (kv_cache_and_varlen_take_no_batch_shaped_mask_inputs<a, b> *)nullptr;
-  else if constexpr (problem == P::rope_options_without_rope)
-    return (rope_theta_and_rope_dim_need_rope<a> *)nullptr;
-  else if constexpr (problem == P::cross_attention_needs_block_form)
-    return (cross_attention_needs_the_block_form<a> *)nullptr;
-  else if constexpr (problem == P::probs_with_sequence)
-    return (probs_does_not_combine_with<a> *)nullptr;
-  else if constexpr (problem == P::page_too_large)
-    return (a_cache_page_must_hold_at_most_2147483647_elements<a, b> *)nullptr;
-  else if constexpr (problem == P::backward_unsupported)
-    return (backward_does_not_take<a> *)nullptr;
-  else if constexpr (problem == P::dscore_bias_without_backward)
-    return (dscore_bias_needs<a> *)nullptr;
-  else if constexpr (problem == P::dropout_invalid)
-    return (dropout_must_be_in_0_to_1<a> *)nullptr;
-  else if constexpr (problem == P::dropout_unsupported)
-    return (dropout_does_not_take<a> *)nullptr;
+  if constexpr (problem == P::d_model_not_positive) return (d_model_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::heads_not_positive) return (heads_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::kv_heads_not_positive) return (kv_heads_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::head_dim_not_positive) return (head_dim_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::head_dim_v_not_positive) return (head_dim_v_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::heads_missing) return (heads_must_be_set<a> *)nullptr;
+  else if constexpr (problem == P::width_missing) return (d_model_or_head_dim_must_be_set<a> *)nullptr;
+  else if constexpr (problem == P::heads_not_dividing_d_model) return (heads_must_divide_d_model<a, b> *)nullptr;
+  else if constexpr (problem == P::kv_heads_not_dividing_heads) return (kv_heads_must_divide_heads<a, b> *)nullptr;
+  else if constexpr (problem == P::scale_not_positive) return (scale_must_be_positive<f> *)nullptr;
+  else if constexpr (problem == P::window_bound_invalid) return (window_bound_must_be_at_least_minus_1<a> *)nullptr;
+  else if constexpr (problem == P::mask_too_large) return (mask_has_too_many_terms<a, b> *)nullptr;
+  else if constexpr (problem == P::name_invalid) return (name_must_be_alphanumeric_or_underscore<a, b> *)nullptr;
+  else if constexpr (problem == P::global_tokens_not_positive) return (global_tokens_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::random_block_not_positive) return (random_block_size_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::random_count_not_positive) return (random_block_count_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::mask_block_not_positive) return (mask_block_must_be_positive<a> *)nullptr;
+  else if constexpr (problem == P::softcap_not_positive) return (softcap_must_be_positive<f> *)nullptr;
+  else if constexpr (problem == P::heads_too_many) return (heads_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::kv_heads_too_many) return (kv_heads_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::head_dim_too_large) return (head_dim_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::head_dim_v_too_large) return (head_dim_v_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::d_model_too_large) return (d_model_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::query_width_too_large) return (heads_times_head_dim_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::value_width_too_large) return (heads_times_head_dim_v_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::weight_too_large) return (projection_weight_must_be_below_2_gib<a, b> *)nullptr;
+  else if constexpr (problem == P::mask_block_too_large) return (mask_block_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::window_bound_too_large) return (window_bound_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::global_tokens_too_large) return (global_tokens_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::random_block_too_large) return (random_block_size_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::random_count_too_large) return (random_block_count_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::random_draws_too_many) return (random_draws_in_all_must_be_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::mask_malformed) return (mask_node_is_malformed<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_count_invalid) return (head_group_count_must_be_between_1_and<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_in_core_form) return (head_groups_need_the_block_form<a> *)nullptr;
+  else if constexpr (problem == P::head_group_heads_not_positive) return (head_group_heads_must_be_positive<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_head_dim_not_positive) return (head_group_head_dim_must_be_positive<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_kv_heads_not_positive) return (head_group_kv_heads_must_be_positive<a, b> *)nullptr;
+  else if constexpr (problem == P::head_group_kv_heads_not_dividing_heads) return (head_group_kv_heads_must_divide_its_heads<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_heads_mismatch) return (heads_beside_head_groups_must_be_their_sum<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_kv_heads_mismatch) return (kv_heads_beside_head_groups_must_be_their_sum<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_head_dim_mismatch) return (head_dim_beside_head_groups_must_be_the_widest<a, b> *)nullptr;
+  else if constexpr (problem == P::head_groups_head_dim_v_mismatch) return (head_dim_v_beside_head_groups_must_be_the_widest<a, b> *)nullptr;
+  else if constexpr (problem == P::rope_dim_invalid) return (rope_dim_must_be_even_positive_and_at_most_head_dim<a, b> *)nullptr;
+  else if constexpr (problem == P::rope_theta_not_positive) return (rope_theta_must_be_positive<1> *)nullptr;
+  else if constexpr (problem == P::page_size_invalid) return (page_size_must_be_positive_and_at_most<a, b> *)nullptr;
+  else if constexpr (problem == P::sequence_needs_core_form) return (kv_cache_and_varlen_need_the_core_form<a> *)nullptr;
+  else if constexpr (problem == P::varlen_with_kv_cache) return (varlen_and_kv_cache_do_not_combine<0> *)nullptr;
+  else if constexpr (problem == P::sequence_input_unsupported) return (kv_cache_and_varlen_take_no_batch_shaped_mask_inputs<a, b> *)nullptr;
+  else if constexpr (problem == P::rope_options_without_rope) return (rope_theta_and_rope_dim_need_rope<a> *)nullptr;
+  else if constexpr (problem == P::cross_attention_needs_block_form) return (cross_attention_needs_the_block_form<a> *)nullptr;
+  else if constexpr (problem == P::probs_with_sequence) return (probs_does_not_combine_with<a> *)nullptr;
+  else if constexpr (problem == P::page_too_large) return (a_cache_page_must_hold_at_most_2147483647_elements<a, b> *)nullptr;
+  else if constexpr (problem == P::backward_unsupported) return (backward_does_not_take<a> *)nullptr;
+  else if constexpr (problem == P::dscore_bias_without_backward) return (dscore_bias_needs<a> *)nullptr;
+  else if constexpr (problem == P::kv_dtype_needs_kv_cache)
+    return (kv_dtype_needs_kv_cache_contiguous_or_paged<a, b> *)nullptr;
+  else if constexpr (problem == P::dropout_invalid) return (dropout_must_be_in_0_to_1<a> *)nullptr;
+  else if constexpr (problem == P::dropout_unsupported) return (dropout_does_not_take<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

@@ -24,6 +24,11 @@ enum class Align : uint8_t { bottom_right, top_left };
 // attended. contiguous: k_cache [B, Smax, KVH, D]; paged: k_cache [num_pages, page_size, KVH, D]
 // and block_table [B, max_pages] (docs/DSL.md).
 enum class KvCache : uint8_t { none, contiguous, paged };
+// What a KV cache holds (issue 37; docs/DSL.md, "Quantized KV caches"). same: the spec's dtype.
+// int8: int8 codes, and f32 scales k_scale/v_scale per cached token and KV head (in-out, written
+// by the append: max |x| / 127). fp8_e4m3: OCP E4M3 ("e4m3fn") bytes as uint8, and scalar f32
+// scales k_scale/v_scale that the caller gives. q, k_new, v_new and out keep dtype.
+enum class KvDType : uint8_t { same, int8, fp8_e4m3 };
 // Rotary embeddings applied to q and the new keys in the kernel: neox pairs element i with
 // i + rope_dim / 2 (GPT-NeoX, Llama in Hugging Face form), interleaved pairs 2i with 2i + 1 (GPT-J).
 enum class Rope : uint8_t { none, neox, interleaved };
@@ -76,6 +81,7 @@ struct Spec {
   HeadGroup head_groups[max_head_groups]{};
   KvCache kv_cache = KvCache::none;
   int32_t page_size = 0;  // paged: tokens per page (P)
+  KvDType kv_dtype = KvDType::same;  // a cache's storage (KvDType); kv_cache contiguous or paged only
   Rope rope = Rope::none;
   float rope_theta = 0.0f;  // 0: 10000
   int32_t rope_dim = 0;     // rotated elements of each head (even, <= head_dim); 0: head_dim
@@ -186,6 +192,12 @@ struct Spec {
     s.page_size = page_size;
     return s;
   }
+  // with_kv_dtype(KvDType::int8): an int8 cache with per-token scales (validation: a kv_cache only).
+  constexpr Spec with_kv_dtype(KvDType t) const {
+    Spec s = *this;
+    s.kv_dtype = t;
+    return s;
+  }
   // theta 0 and dim 0 take the defaults (10000, head_dim); validation checks the rest.
   constexpr Spec with_rope(Rope r, float theta = 0.0f, int32_t dim = 0) const {
     Spec s = *this;
@@ -240,6 +252,11 @@ struct Spec {
 // "f32", "f16" or "bf16": the spelling of the text form, kernel ids and manifests.
 constexpr const char *dtype_name(DType t) {
   return t == DType::f16 ? "f16" : t == DType::bf16 ? "bf16" : "f32";
+}
+
+// "same", "int8" or "fp8_e4m3": the spelling of the text form (kv_dtype=...).
+constexpr const char *kv_dtype_name(KvDType t) {
+  return t == KvDType::int8 ? "int8" : t == KvDType::fp8_e4m3 ? "fp8_e4m3" : "same";
 }
 
 // The starting point of the fluent DSL: attn::attention().with_d_model(768).with_heads(12)...

@@ -72,6 +72,8 @@ enum class SpecProblem : int32_t {
   // Issue 33: a backward kernel (a: 1 block form, 2 kv_cache, 3 (unused: varlen is taken), 4 probs, 5 lse).
   backward_unsupported,
   dscore_bias_without_backward,  // dscore_bias=true without a: 1 backward=true, 2 score_bias=tensor
+  // Issue 37: kv_dtype=int8|fp8_e4m3 without a KV cache (a: the KvDType, b: 1 varlen, 0 neither).
+  kv_dtype_needs_kv_cache,
   dropout_invalid,               // dropout not a number in [0, 1)
   dropout_unsupported,           // dropout with a: 1 kv_cache (inference), 2 layout=varlen
 };
@@ -306,6 +308,9 @@ constexpr SpecCheck check_sequence(const Spec &s) {
   if (s.has_dropout && s.kv_cache != KvCache::none) return {P::dropout_unsupported, 1, 0};
   if (s.has_dropout && s.layout == Layout::varlen) return {P::dropout_unsupported, 2, 0};
   const bool cache = s.kv_cache != KvCache::none, varlen = s.layout == Layout::varlen;
+  // Only a cache has codes and scales to keep: q, k and v given whole stay in dtype.
+  if (s.kv_dtype != KvDType::same && !cache)
+    return {P::kv_dtype_needs_kv_cache, static_cast<int32_t>(s.kv_dtype), varlen ? 1 : 0};
   if (!cache && !varlen) return {};
   const int32_t which = cache ? 1 : 2;
   if (s.form != Form::core) return {P::sequence_needs_core_form, which, 0};

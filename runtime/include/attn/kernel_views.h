@@ -59,6 +59,11 @@ static inline int32_t attn_view_i32(const void *buffer, int32_t row, int32_t i) 
   return ((const int32_t *)b->host)[offset];
 }
 
+/* A host f32 scalar's value (an fp8_e4m3 cache's k_scale / v_scale). */
+static inline float attn_view_f32_scalar(const void *buffer) {
+  return ((const float *)attn_view_of(buffer)->host)[0];
+}
+
 /* A copy of `buffer` (rank <= ATTN_VIEW_MAX_RANK) whose dims live in the view. */
 static inline void attn_view_copy(attn_view *view, const void *buffer) {
   const attn_view_buffer *b = attn_view_of(buffer);

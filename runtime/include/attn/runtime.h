@@ -46,6 +46,7 @@ typedef enum attn_status {
                                       of the call (out given as q, k_cache as v_cache, ...) */
 } attn_status;
 
+/* ATTN_I8: int8 KV cache codes (kv_dtype=int8); fp8_e4m3 caches are ATTN_U8 bytes. */
 /* ATTN_U64: dropout's seed and offset (issue 33). */
 typedef enum attn_dtype {
   ATTN_F32 = 1,
@@ -53,7 +54,8 @@ typedef enum attn_dtype {
   ATTN_BF16 = 3,
   ATTN_I32 = 4,
   ATTN_U8 = 5,
-  ATTN_U64 = 6
+  ATTN_I8 = 6,
+  ATTN_U64 = 7
 } attn_dtype;
 
 #define ATTN_MAX_RANK 8
@@ -125,7 +127,7 @@ typedef struct attn_library attn_library; /* opaque; a shared kernel library ope
 /* The message of the last failed call on this thread ("" when none). */
 const char *attn_last_error(void);
 const char *attn_status_name(attn_status status);
-/* A dtype's short name: "f32", "f16", "bf16", "i32", "u8" ("dtype N" outside the enum). */
+/* A dtype's short name: "f32", "f16", "bf16", "i32", "u8", "i8" ("dtype N" outside the enum). */
 const char *attn_dtype_name(attn_dtype dtype);
 int attn_runtime_abi_version(void);
 

@@ -82,6 +82,10 @@ constexpr attn_dtype dtype_of<uint8_t>() {
   return ATTN_U8;
 }
 template <>
+constexpr attn_dtype dtype_of<int8_t>() {
+  return ATTN_I8;
+}
+template <>
 constexpr attn_dtype dtype_of<uint64_t>() {
   return ATTN_U64;
 }
