@@ -352,6 +352,7 @@ halide_type_t halide_type_of(attn_dtype dtype) {
     case ATTN_I8:
       type.code = halide_type_int;
       type.bits = 8;
+      break;
     case ATTN_U64:
       type.code = halide_type_uint;
       type.bits = 64;
