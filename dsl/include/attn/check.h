@@ -74,6 +74,15 @@ template <int kv_cache_1_varlen_2_head_groups_3> struct probs_does_not_combine_w
 template <int page_size, int kv_heads_times_head_dim> struct a_cache_page_must_hold_at_most_2147483647_elements;
 template <int block_form_1_kv_cache_2_varlen_3_probs_4_lse_5> struct backward_does_not_take;
 template <int backward_1_score_bias_tensor_2> struct dscore_bias_needs;
+// Issue 34: the ExprProblem (attn/expr_check.h) and the node; the InputProblem and the input.
+template <int expr_problem, int node>
+struct score_mod_is_invalid;
+template <int expr_problem, int node>
+struct mask_mod_is_invalid;
+template <int input_problem, int input>
+struct captured_input_is_invalid;
+template <int kv_cache_1_varlen_2_backward_3_head_groups_4>
+struct score_mod_and_mask_mod_do_not_combine_with;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -182,6 +191,14 @@ consteval auto rule_pointer() {
   else if constexpr (problem == P::page_too_large) return (a_cache_page_must_hold_at_most_2147483647_elements<a, b> *)nullptr;
   else if constexpr (problem == P::backward_unsupported) return (backward_does_not_take<a> *)nullptr;
   else if constexpr (problem == P::dscore_bias_without_backward) return (dscore_bias_needs<a> *)nullptr;
+  else if constexpr (problem == P::score_mod_invalid)
+    return (score_mod_is_invalid<a, b> *)nullptr;
+  else if constexpr (problem == P::mask_mod_invalid)
+    return (mask_mod_is_invalid<a, b> *)nullptr;
+  else if constexpr (problem == P::captured_input_invalid)
+    return (captured_input_is_invalid<a, b> *)nullptr;
+  else if constexpr (problem == P::mods_unsupported)
+    return (score_mod_and_mask_mod_do_not_combine_with<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;
