@@ -545,7 +545,7 @@ const char *expr_problem_words(ExprProblem p) {
     case P::divide_by_literal_zero:
       return "division by a literal zero";
     case P::mask_not_bool:
-      return "mask_mod must be a bool (a comparison), not a number: a float used as a mask";
+      return "mask_mod must be a bool (a comparison), not a number: a float or int used as a mask";
     case P::score_not_number:
       return "score_mod must be a number, not a bool";
   }
