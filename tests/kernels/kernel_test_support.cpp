@@ -12,6 +12,7 @@
 #include "attn/kernel_id.h"
 #include "attn/spec_text.h"
 #include "attn/validate.h"
+#include "expr_inputs.h"
 
 namespace attnc::test {
 
@@ -324,6 +325,7 @@ void add_runtime_inputs(const attn::Spec &s, Call &call, int batch, int seq_q, i
     t.fill_uniform(rng, 2.0f);
     call.tensors.emplace("score_bias", std::move(t));
   }
+  add_captured_inputs(s, call, batch, seq_q, seq_k, padded, rng);
 }
 
 reference::Options reference_options(const attn::Spec &s, const Call &call) {
@@ -355,6 +357,7 @@ reference::Options reference_options(const attn::Spec &s, const Call &call) {
     o.inputs.mask = it->second.view();
   o.inputs.alibi_slopes = view("alibi_slopes");
   o.inputs.score_bias = view("score_bias");
+  add_expr_reference(o, s, call);
   return o;
 }
 
