@@ -6,27 +6,21 @@ attnc_add_test(kernels_expr_examples_test LABEL expr SOURCES expr_examples_test.
   LIBS attnc_expr_kernels attnc_kernel_test_support)
 
 # The random-expression suite: random_expr_spec's kernels 0 .. 31 (8 score_mods and 8 mask_mods
-# each: 512 expressions) in two libraries, so that two generate at once. A larger sweep, kernels 32
-# .. ATTNC_EXPR_RANDOM_KERNELS - 1 under the label expr_sweep, when configured with more than 32
+# each: 512 expressions) in two libraries, so that two generate at once. A larger sweep, kernels 34
+# .. ATTNC_EXPR_RANDOM_KERNELS - 1 under the label expr_sweep, when configured with more than 34
 # (each kernel ~3 s to generate): cmake -DATTNC_EXPR_RANDOM_KERNELS=128, make test LABEL=expr_sweep.
-# attnc_add_expr_random(<name> <label> <first> <last> [<targets>]): kernels first .. last - 1 and
-# their suite, for this machine's target or the targets given.
-function(attnc_add_expr_random name label first last)
-  set(targets native)
-  if(ARGC GREATER 4)
-    set(targets ${ARGV4})
-  endif()
-  attn_add_kernels(${name}_kernels SPEC_SOURCES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/expr_random_export.cpp
-    TARGETS ${targets})
-  target_link_libraries(${name}_kernels_spec_printer PRIVATE attnc_expr_random)
-  target_compile_definitions(${name}_kernels_spec_printer PRIVATE EXPR_RANDOM_FIRST=${first} EXPR_RANDOM_LAST=${last})
-  attnc_add_test(${name}_test LABEL ${label} SOURCES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/expr_random_test.cpp
-    LIBS ${name}_kernels attnc_expr_random attnc_kernel_test_support)
-  target_compile_definitions(${name}_test PRIVATE EXPR_RANDOM_FIRST=${first} EXPR_RANDOM_LAST=${last})
-endfunction()
+include(expr_random.cmake)
 attnc_add_expr_random(kernels_expr_random_a expr 0 16)
 attnc_add_expr_random(kernels_expr_random_b expr 16 32)
-set(ATTNC_EXPR_RANDOM_KERNELS 32 CACHE STRING "random-expression kernels in all (label expr_sweep past 32)")
-if(ATTNC_EXPR_RANDOM_KERNELS GREATER 32)
-  attnc_add_expr_random(kernels_expr_random_sweep expr_sweep 32 ${ATTNC_EXPR_RANDOM_KERNELS})
+# The x86 variants: kernels 32 and 33 for the test targets (host: AVX-512 down to baseline x86-64),
+# run under each cap of attn_set_max_isa (ATTN_MAX_ISA).
+attnc_add_expr_random(kernels_expr_random_x86 expr 32 34 ${ATTNC_TEST_TARGETS})
+foreach(isa avx2 sse41 x86-64)
+  add_test(NAME kernels_expr_random_x86_${isa}_test COMMAND kernels_expr_random_x86_test)
+  set_tests_properties(kernels_expr_random_x86_${isa}_test PROPERTIES LABELS expr ENVIRONMENT ATTN_MAX_ISA=${isa})
+  attnc_test_needs(kernels_expr_random_x86_${isa}_test kernels_expr_random_x86_test)
+endforeach()
+set(ATTNC_EXPR_RANDOM_KERNELS 34 CACHE STRING "random-expression kernels in all (label expr_sweep past 34)")
+if(ATTNC_EXPR_RANDOM_KERNELS GREATER 34)
+  attnc_add_expr_random(kernels_expr_random_sweep expr_sweep 34 ${ATTNC_EXPR_RANDOM_KERNELS})
 endif()

@@ -26,7 +26,7 @@ class Generator {
 
   std::string integer(int depth) {
     if (depth <= 0 || chance(0.3)) return int_leaf();
-    switch (pick(12)) {
+    switch (pick(14)) {
       case 0:
         return "(" + integer(depth - 1) + " + " + integer(depth - 1) + ")";
       case 1:
@@ -49,6 +49,10 @@ class Generator {
         return "int(" + exact(depth - 1) + ")";
       case 10:
         return element("ti", depth - 1);
+      case 12:  // a difference of positions: often negative, where C's / and % differ from floor's
+        return "((" + int_leaf() + " - " + int_leaf() + ") / " + nonzero_literal() + ")";
+      case 13:
+        return "((" + int_leaf() + " - " + int_leaf() + ") % " + nonzero_literal() + ")";
       default:
         return element("tu", depth - 1);
     }

@@ -34,6 +34,8 @@ inline const char *const expr_example_specs[] = {
     R"x(heads=2 head_dim=16 score_mod="select(k == 2, sqrt(-1.0 - float(q)), s)" mask_mod="(k != 2 || i < 2) && i != 2" lse=true)x",
     // the block form: relative bias and a causal mask_mod, top-left aligned
     R"x(d_model=32 heads=2 form=block inputs=rel:f32[H,63] score_mod="s + rel[h, q - k + 31]" mask_mod="q >= k" align=top_left lse=true)x",
+    // C's / and % on negative operands (truncation, the dividend's sign), and x / 0 = x % 0 = 0
+    R"x(heads=2 head_dim=16 score_mod="s + float((q - k) / 3) * 0.25 + float((k - q) % 5) * 0.125 + float(k / (q - k)) * 0.5" mask_mod="(q - k) % 3 != -1")x",
     // built-ins composed after score_mod: softcap, alibi and score_bias
     R"x(heads=2 head_dim=16 mask=causal softcap=2 alibi=true score_bias=tensor inputs=g:f32[KVH,4] score_mod="s * g[kvh, h % 4] + 1.0" mask_mod="k % 5 != 4")x",
 };
