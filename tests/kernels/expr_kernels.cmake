@@ -4,6 +4,9 @@ attn_add_kernels(attnc_expr_kernels SPEC_SOURCES ${CMAKE_CURRENT_LIST_DIR}/expr_
 target_include_directories(attnc_expr_kernels_spec_printer PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 attnc_add_test(kernels_expr_examples_test LABEL expr SOURCES expr_examples_test.cpp
   LIBS attnc_expr_kernels attnc_kernel_test_support)
+# Every bad call of those kernels, captured tensors included (wrong rank, dims, dtype, strides, null
+# data): refused with a named status, outputs untouched.
+attnc_add_refused_calls_test(kernels_expr_refused_calls_test LABEL expr LIBS attnc_expr_kernels)
 
 # The random-expression suite: random_expr_spec's kernels 0 .. 31 (8 score_mods and 8 mask_mods
 # each: 512 expressions) in two libraries, so that two generate at once. A larger sweep, kernels 34
