@@ -117,9 +117,7 @@ Expr arithmetic(ExprOp op, const Expr &x, const Expr &y) {
 
 }  // namespace
 
-Expr lower_expr(const attn::ExprTree &e, const attn::CapturedInputs &declared, const ExprPoint &p,
-                const CapturedTensors &tensors) {
-  (void)declared;
+Expr lower_expr(const attn::ExprTree &e, const ExprPoint &p, const CapturedTensors &tensors) {
   std::vector<Expr> value(e.count);
   for (int n = 0; n < e.count; ++n) {
     const attn::ExprNode &node = e.nodes[n];

@@ -71,12 +71,11 @@ void PipelineContext::add_captured_inputs(CoreInputs &in) const {
   }
   if (spec.mask_mod.empty()) return;
   // q is the row's key position (MaskPoint::query_pos); i its row, clamped into [0, Sq).
-  in.masks.mask_mod = [mask_mod = spec.mask_mod, declared = spec.captured, captured = in.captured,
-                       group = spec.heads / spec.kv_heads, seq_q = in.seq_q,
-                       seq_k = in.seq_k](const MaskPoint &p) {
+  in.masks.mask_mod = [mask_mod = spec.mask_mod, captured = in.captured, group = spec.heads / spec.kv_heads,
+                       seq_q = in.seq_q, seq_k = in.seq_k](const MaskPoint &p) {
     const ExprPoint at{Expr(), p.batch,     p.head, p.head / group, p.query_pos,
                        p.key,  p.query_row, seq_q,  seq_k};
-    return lower_expr(mask_mod, declared, at, captured);
+    return lower_expr(mask_mod, at, captured);
   };
   // Skipping: the bounds of a range of queries over every head and row (key_spans' view).
   auto queries = [mask_mod = spec.mask_mod, seq_q = in.seq_q, seq_k = in.seq_k](

@@ -29,7 +29,6 @@ struct ExprPoint {
 // e's value at p: f32 for a score_mod (an int value converted), bool for a mask_mod. Integer / and
 // % truncate toward zero as in C (x / 0 and x % 0 are 0: no trap); an index outside a
 // captured tensor reads the nearest element (clamped, docs/DSL.md), never outside the buffer.
-Halide::Expr lower_expr(const attn::ExprTree &e, const attn::CapturedInputs &declared, const ExprPoint &p,
-                        const CapturedTensors &tensors);
+Halide::Expr lower_expr(const attn::ExprTree &e, const ExprPoint &p, const CapturedTensors &tensors);
 
 }  // namespace attnc
