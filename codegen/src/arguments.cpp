@@ -1,6 +1,8 @@
 // Derives the kernel's argument list from a resolved spec.
 #include "attnc/arguments.h"
 
+#include <cstring>
+
 #include "attn/validate.h"
 
 namespace attnc {
@@ -30,6 +32,40 @@ ArgSpec score_shaped(std::string name, std::string dtype, int64_t heads, const c
   return a;
 }
 
+// The tensors score_mod / mask_mod capture (inputs=, issue 34), as declared: B, Sq, Sk run-time
+// sizes, H and KVH the spec's, integers fixed.
+void append_captured_inputs(const attn::Spec &s, const char *sq, const char *sk, std::vector<ArgSpec> &args) {
+  constexpr const char *dtypes[] = {"f32", "i32", "u8"};
+  for (int t = 0; t < s.captured.count; ++t) {
+    const attn::CapturedInput &c = s.captured.items[t];
+    std::vector<ArgDim> dims;
+    for (int d = 0; d < c.rank; ++d) {
+      switch (c.dims[d]) {
+        case attn::dim::B:
+          dims.push_back(sym("B"));
+          break;
+        case attn::dim::Sq:
+          dims.push_back(sym(sq));
+          break;
+        case attn::dim::Sk:
+          dims.push_back(sym(sk));
+          break;
+        case attn::dim::H:
+          dims.push_back(fix(s.heads, "H"));
+          break;
+        case attn::dim::KVH:
+          dims.push_back(fix(s.kv_heads, "KVH"));
+          break;
+        default:
+          dims.push_back(ArgDim{c.dims[d], std::to_string(c.dims[d])});
+          break;
+      }
+    }
+    args.push_back(tensor(std::string(c.name, strnlen(c.name, attn::max_input_name)), dims, false,
+                          dtypes[static_cast<int>(c.dtype)]));
+  }
+}
+
 // The runtime inputs of masks and modifiers, then the outputs, shared by both forms.
 void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std::vector<ArgSpec> &args) {
   if (s.mask.uses(attn::MaskOp::padding)) args.push_back(tensor("key_lengths", {sym("B")}, false, "i32"));
@@ -41,6 +77,7 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
   if (s.mask.uses(attn::MaskOp::tensor)) args.push_back(score_shaped("mask", "u8", s.heads, sq, sk));
   if (s.alibi) args.push_back(tensor("alibi_slopes", {fix(s.heads, "H")}));
   if (s.score_bias) args.push_back(score_shaped("score_bias", "f32", s.heads, sq, sk));
+  append_captured_inputs(s, sq, sk, args);
   if (s.runtime_scale) {
     // A scalar the caller may leave out: the kernel then reads the spec's scale.
     ArgSpec scale = tensor("scale", {});

@@ -66,9 +66,9 @@ Expr masked_product(const Expr &keep, const Expr &probability, const Expr &value
 }
 
 std::vector<PvKeyInterval> pv_key_intervals(const attn::Spec &s, const Expr &group_first, int pv_rows,
-                                            const Expr &lo, const Expr &hi, const Expr &batch,
-                                            const Expr &seq_k, const MaskInputs &masks) {
-  if (s.mask.empty()) return {{lo, hi, false}};
+                                            const Expr &lo, const Expr &hi, const Expr &batch, const Expr &seq_k,
+                                            const MaskInputs &masks) {
+  if (s.mask.empty() && !masks.mask_mod) return {{lo, hi, false}};
   const KeySpan all = kept_by_all(s.mask, group_first, group_first + pv_rows - 1, batch, seq_k, masks);
   // Keys before the span, in it, after it: a partition of [lo, hi] even when the span is empty
   // (last < first: the third interval then starts at first).
@@ -227,7 +227,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     const Expr in_range = key_penalty.defined() ? key_penalty(k, kb) == 0.0f : kb * key_block + k < seq_k;
     return masked_logit(in_range && keep_at(row, k), logit);
   };
-  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
+  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias || !s.score_mod.empty();
   f.with_lse = s.lse;
 
   // The key spans a whole query tile may keep; blocks outside them are never visited.
@@ -308,6 +308,18 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
       Expr visit = in_span(spans.spans[n]);
       for (size_t earlier = 0; earlier < n; ++earlier) visit = visit && !in_span(spans.spans[earlier]);
       w.over_blocks.where(visit);
+    }
+    if (in.masks.mask_mod_block) {
+      // A block where the mask_mod is provably false for every pair (interval arithmetic on this
+      // tile's rows, this head and batch, the block's keys: expr_bounds.h) is never computed.
+      const Expr k_lo = rkb * key_block, i_lo = tile * query_tile;
+      const PairBlock pairs{first_pos, first_pos + query_tile - 1,
+                            i_lo,      i_lo + query_tile - 1,
+                            k_lo,      Halide::min(k_lo + key_block - 1, seq_k - 1),
+                            h,         h / group,
+                            b,         seq_q,
+                            seq_k};
+      w.over_blocks.where(!in.masks.mask_mod_block(pairs).never);
     }
     w.scores = Func(in.name_prefix + "scores" + suffix);
     w.logits = Func(in.name_prefix + "logits" + suffix);

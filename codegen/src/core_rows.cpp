@@ -45,7 +45,7 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
   const int group = s.heads / s.kv_heads;
   const Expr seq_q = in.seq_q, seq_k = in.seq_k;
   f.seq_k = seq_k;
-  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
+  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias || !s.score_mod.empty();
   f.with_lse = s.lse;
 
   // Positions as in define_core: query row q sits at key position q + Lk - Sq (or q, top-left).

@@ -32,6 +32,16 @@ struct Positions {
   Expr query_lo, query_hi, key_lo, key_hi;
 };
 
+// The inputs of the built-in mask alone.
+MaskInputs without_mask_mod(const MaskInputs &in) {
+  MaskInputs built_in = in;
+  built_in.mask_mod = nullptr;
+  built_in.mask_mod_hull = nullptr;
+  built_in.mask_mod_kept = nullptr;
+  built_in.mask_mod_block = nullptr;
+  return built_in;
+}
+
 Positions positions(int mask_block, const MaskPoint &p) {
   if (mask_block <= 0) return {p.query_pos, p.query_pos, p.key, p.key};
   const Expr qb = p.query_pos / mask_block, kb = p.key / mask_block;  // floor division
@@ -42,6 +52,7 @@ Positions positions(int mask_block, const MaskPoint &p) {
 }  // namespace
 
 Expr lower_mask(const attn::Mask &mask, int mask_block, const MaskPoint &p, const MaskInputs &in) {
+  if (in.mask_mod) return lower_mask(mask, mask_block, p, without_mask_mod(in)) && in.mask_mod(p);
   if (mask.empty()) return Halide::Internal::const_true();
   const Positions at = positions(mask_block, p);
   std::vector<Expr> value(mask.count);
@@ -102,6 +113,17 @@ KeySpan span_hull(const std::vector<KeySpan> &spans) {
 
 KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo, const Expr &query_hi,
                    const Expr &batch, const Expr &seq_k, const MaskInputs &in) {
+  if (in.mask_mod_hull) {
+    // The built-in mask's spans, each narrowed to the mask_mod's hull (issue 34).
+    const KeySpans built_in =
+        key_spans(mask, mask_block, query_lo, query_hi, batch, seq_k, without_mask_mod(in));
+    const std::optional<KeyInterval> hull = in.mask_mod_hull(query_lo, query_hi, batch);
+    if (!hull) return built_in;
+    KeySpans narrowed{{}, true};
+    for (const KeySpan &s : built_in.spans)
+      narrowed.spans.push_back({Halide::max(s.first, hull->first), Halide::min(s.last, hull->last)});
+    return narrowed;
+  }
   const KeySpan all{0, seq_k - 1};
   if (mask.empty()) return {{all}, false};
   // With block granularity, widen the queries to whole blocks and round keys out to blocks.
@@ -176,6 +198,13 @@ KeySpans key_spans(const attn::Mask &mask, int mask_block, const Expr &query_lo,
 KeySpan kept_by_all(const attn::Mask &mask, const Expr &query_lo, const Expr &query_hi, const Expr &batch,
                     const Expr &seq_k, const MaskInputs &in) {
   // Exact terms: mask_block only widens what a structural term keeps, so these stay kept.
+  if (in.mask_mod) {
+    // Kept by all: by the built-in mask and by the mask_mod (an empty span where it knows none).
+    const KeySpan built_in = kept_by_all(mask, query_lo, query_hi, batch, seq_k, without_mask_mod(in));
+    if (!in.mask_mod_kept) return {0, -1};
+    const KeyInterval kept = in.mask_mod_kept(query_lo, query_hi, batch);
+    return {Halide::max(built_in.first, kept.first), Halide::min(built_in.last, kept.last)};
+  }
   const KeySpan all{0, seq_k - 1}, none{0, -1};
   if (mask.empty()) return all;
   std::vector<KeySpan> sets(mask.count, all);

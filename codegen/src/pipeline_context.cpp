@@ -1,9 +1,13 @@
 // The helpers every pipeline builder shares: inputs as f32, storage rounding, bf16 choices, masks.
 #include "attnc/pipeline_context.h"
 
+#include <cstring>
+
 #include "attnc/half_bits.h"
 
 namespace attnc {
+
+using Halide::Expr;
 
 Halide::Type halide_type(const std::string &dtype, bool bits) {
   if (dtype == "i32") return Halide::Int(32);
@@ -61,6 +65,42 @@ void PipelineContext::add_mask_inputs(CoreInputs &in) const {
     in.dropout.probability = spec.dropout;
     in.dropout.heads = spec.heads;
   }
+  add_captured_inputs(in);
+}
+
+void PipelineContext::add_captured_inputs(CoreInputs &in) const {
+  for (int t = 0; t < spec.captured.count; ++t) {
+    const std::string name(spec.captured.items[t].name,
+                           strnlen(spec.captured.items[t].name, attn::max_input_name));
+    CapturedTensor tensor{input(name), {}};
+    const int rank = spec.captured.items[t].rank;
+    for (int d = 0; d < rank; ++d) tensor.extents.push_back(extent(name, rank - 1 - d));
+    in.captured[name] = tensor;
+  }
+  if (spec.mask_mod.empty()) return;
+  // q is the row's key position (MaskPoint::query_pos); i its row, clamped into [0, Sq).
+  in.masks.mask_mod = [mask_mod = spec.mask_mod, captured = in.captured, group = spec.heads / spec.kv_heads,
+                       seq_q = in.seq_q, seq_k = in.seq_k](const MaskPoint &p) {
+    const ExprPoint at{Expr(), p.batch,     p.head, p.head / group, p.query_pos,
+                       p.key,  p.query_row, seq_q,  seq_k};
+    return lower_expr(mask_mod, at, captured);
+  };
+  // Skipping: the bounds of a range of queries over every head and row (key_spans' view).
+  auto queries = [mask_mod = spec.mask_mod, seq_q = in.seq_q, seq_k = in.seq_k](
+                     const Expr &lo, const Expr &hi, const Expr &batch) {
+    return PairBlock{lo, hi, Expr(), Expr(), Expr(), Expr(), Expr(), Expr(), batch, seq_q, seq_k};
+  };
+  in.masks.mask_mod_hull = [mask_mod = spec.mask_mod, queries](const Expr &lo, const Expr &hi,
+                                                               const Expr &batch) {
+    return mask_mod_key_hull(mask_mod, queries(lo, hi, batch));
+  };
+  in.masks.mask_mod_kept = [mask_mod = spec.mask_mod, queries](const Expr &lo, const Expr &hi,
+                                                               const Expr &batch) {
+    return mask_mod_kept_by_all(mask_mod, queries(lo, hi, batch));
+  };
+  in.masks.mask_mod_block = [mask_mod = spec.mask_mod](const PairBlock &block) {
+    return mask_mod_on_block(mask_mod, block);
+  };
 }
 
 attn::Spec PipelineContext::core_spec() const {

@@ -10,6 +10,12 @@ using Halide::Func;
 
 Expr modified_logit(const attn::Spec &s, const CoreInputs &in, const Expr &score, const ScorePoint &p) {
   Expr logit = score;
+  if (!s.score_mod.empty()) {
+    const ExprPoint at{score,       p.batch,   p.head,      p.head / (s.heads / s.kv_heads),
+                       p.query_pos, p.key_pos, p.query_row, in.seq_q,
+                       in.seq_k};
+    logit = lower_expr(s.score_mod, at, in.captured);
+  }
   if (s.has_softcap) logit = s.softcap * Halide::tanh(logit * (1.0f / s.softcap));
   if (s.alibi) {
     const Expr distance = Halide::abs(p.query_pos - p.key_pos);

@@ -71,7 +71,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.scores(key, c, i, h, b) = 0.0f;
   f.scores(key, c, i, h, b) += f.dot_lanes(f.over_lanes.x, key, c, i, h, b);
 
-  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias;
+  f.has_modifiers = s.has_softcap || s.alibi || s.score_bias || !s.score_mod.empty();
   f.logits = Func("logits");
   const ScorePoint point{query_pos, key_pos(c, key), key_row(c, key), i, h, b};
   f.logits(key, c, i, h, b) = modified_logit(s, in, f.scores(key, c, i, h, b), point);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "attn/expr_text.h"
 #include "attn/validate.h"
 
 namespace attn {
@@ -145,6 +146,11 @@ std::string kernel_id(const Spec &spec) {
   if (s.backward_pass) id += "_bwd";
   if (s.score_bias_grad) id += "_dbias";
   if (s.has_dropout) id += "_drop" + hex(std::bit_cast<uint32_t>(s.dropout), 8);
+  // Issue 34: each expression and the inputs by a hash of their canonical text, so the C++ DSL
+  // and the text form of one expression give one id.
+  if (s.captured.count > 0) id += "_in" + hex(fnv1a_64(to_string(s.captured)) & 0xffffffffull, 8);
+  if (!s.score_mod.empty()) id += "_smod" + hex(fnv1a_64(to_string(s.score_mod)) & 0xffffffffffffull, 12);
+  if (!s.mask_mod.empty()) id += "_mmod" + hex(fnv1a_64(to_string(s.mask_mod)) & 0xffffffffffffull, 12);
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 
+#include "attn/expr_text.h"
 #include "attn/limits.h"
 #include "attn/validate.h"
 #include "mask_text.h"
@@ -48,14 +49,18 @@ enum class Key {
   cross,
   backward,
   dscore_bias,
-  dropout
+  dropout,
+  inputs,
+  score_mod,
+  mask_mod
 };
 constexpr std::string_view key_names[] = {
     "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
     "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "kv_dtype", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward", "dscore_bias", "dropout"};
+    "kv_cache", "kv_dtype", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward",
+    "dscore_bias", "dropout", "inputs", "score_mod", "mask_mod"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::dropout) + 1);
+static_assert(key_count == static_cast<int>(Key::mask_mod) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -200,13 +205,50 @@ class SpecBuilder {
           return std::nullopt;
         }
         return set_float(key, value, &Spec::with_dropout);
+      case Key::inputs: {
+        std::string error;
+        const std::optional<CapturedInputs> inputs = parse_inputs(value, error);
+        if (!inputs) return quoted_key(key) + "\"" + std::string(value) + "\": " + error;
+        spec.captured = *inputs;
+        return std::nullopt;
+      }
+      case Key::score_mod:
+      case Key::mask_mod:
+        return set_expr(key, value);
     }
     return bad(key, value, "is not handled");
+  }
+
+  // The type check of score_mod / mask_mod, once every key (inputs= included) is read: the
+  // message names the expression and the column of the node at fault.
+  std::optional<std::string> check_exprs() const {
+    for (const auto &[key, parsed] :
+         {std::pair{Key::score_mod, &score_parse}, std::pair{Key::mask_mod, &mask_parse}}) {
+      if (!parsed->ok) continue;
+      const ExprCheck c = check_expr(parsed->tree, spec.captured, key == Key::mask_mod);
+      if (!c.ok())
+        return quoted_key(key) + "\"" + to_string(parsed->tree) + "\" " +
+               expr_problem_text(parsed->tree, spec.captured, c, parsed->columns);
+    }
+    return std::nullopt;
   }
 
   Spec spec = attention();
 
  private:
+  ExprParse score_parse, mask_parse;
+
+  std::optional<std::string> set_expr(Key key, std::string_view value) {
+    ExprParse parsed = parse_expr(value);
+    if (!parsed.ok) return quoted_key(key) + "\"" + std::string(value) + "\" " + parsed.message;
+    if (key == Key::score_mod)
+      spec = spec.with_score_mod(parsed.tree);
+    else
+      spec = spec.with_mask_mod(parsed.tree);
+    (key == Key::score_mod ? score_parse : mask_parse) = std::move(parsed);
+    return std::nullopt;
+  }
+
   static std::string bad(Key key, std::string_view value, const char *why) {
     return quoted_key(key) + "'" + std::string(value) + "' " + why;
   }
@@ -399,6 +441,10 @@ std::string to_string(const Spec &spec) {
   if (s.backward_pass) out += " backward=true";
   if (s.score_bias_grad) out += " dscore_bias=true";
   if (s.has_dropout) out += " dropout=" + float_text(s.dropout);
+  // Issue 34's keys, printed only when set.
+  if (s.captured.count > 0) out += " inputs=" + to_string(s.captured);
+  if (!s.score_mod.empty()) out += " score_mod=\"" + to_string(s.score_mod) + "\"";
+  if (!s.mask_mod.empty()) out += " mask_mod=\"" + to_string(s.mask_mod) + "\"";
   return out;
 }
 
@@ -414,15 +460,20 @@ ParseResult parse_spec(std::string_view text) {
     while (pos < text.size() && is_space(text[pos])) ++pos;
     if (pos >= text.size()) break;
     size_t end = pos;
-    while (end < text.size() && !is_space(text[end])) ++end;
+    bool quoted = false;  // key="a value with spaces" (score_mod, mask_mod)
+    while (end < text.size() && (quoted || !is_space(text[end]))) quoted ^= text[end++] == '"';
     const std::string_view token = text.substr(pos, end - pos);
     pos = end;
+    if (quoted)
+      return {false, builder.spec, "unterminated quote in '" + std::string(token) + "' (key=\"...\")"};
 
     const size_t eq = token.find('=');
     if (eq == std::string_view::npos)
       return {false, builder.spec, "expected key=value, got '" + std::string(token) + "' (no '=')"};
     const std::string_view key_text = token.substr(0, eq);
-    const std::string_view value = token.substr(eq + 1);
+    std::string_view value = token.substr(eq + 1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
     const std::optional<Key> key = find_key(key_text);
     if (!key)
       return {false, builder.spec,
@@ -435,6 +486,7 @@ ParseResult parse_spec(std::string_view text) {
     first = value;
     if (std::optional<std::string> error = builder.apply(*key, value)) return {false, builder.spec, *error};
   }
+  if (std::optional<std::string> error = builder.check_exprs()) return {false, builder.spec, *error};
   const SpecCheck check = check_spec(builder.spec);
   if (!check.ok()) return {false, builder.spec, describe(builder.spec, check)};
   return {true, builder.spec, ""};

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "attn/expr_text.h"
 #include "mask_text.h"
 
 namespace attn {
@@ -261,6 +262,22 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
     case P::name_invalid:
       return "name character " + char_text(c.a) + " at position " + number(c.b) +
              " is not allowed (use letters, digits, '_' or '-')";
+    case P::score_mod_invalid:
+    case P::mask_mod_invalid: {
+      const bool mask = c.problem == P::mask_mod_invalid;
+      const ExprTree &e = mask ? s.mask_mod : s.score_mod;
+      return std::string(mask ? "mask_mod" : "score_mod") + " \"" + to_string(e) + "\" " +
+             expr_problem_text(e, s.captured, check_expr(e, s.captured, mask));
+    }
+    case P::captured_input_invalid:
+      return "inputs: " + input_problem_text(s.captured, InputCheck{static_cast<InputProblem>(c.a), c.b});
+    case P::mods_unsupported:
+      return std::string("score_mod, mask_mod and inputs do not combine with ") +
+             (c.a == 1   ? "kv_cache"
+              : c.a == 2 ? "layout=varlen"
+              : c.a == 3 ? "backward=true"
+                         : "head_groups") +
+             " yet: use the dense core or block form";
     case P::head_group_count_invalid:
     case P::head_groups_in_core_form:
     case P::head_group_heads_not_positive:

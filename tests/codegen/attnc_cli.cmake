@@ -104,7 +104,12 @@ set(refused
     "d_model=32768 heads=32 form=block|w_q [32768, 32768] would hold 1073741824 elements"
     # Issue 32: check accepted these and gen failed inside Halide.
     "heads=1 head_dim=16 kv_cache=paged(4) probs=true|probs=true does not combine with kv_cache"
-    "heads=1 head_dim=1024 kv_cache=paged(16777216)|16777216 * 1024 = 17179869184 elements")
+    "heads=1 head_dim=1024 kv_cache=paged(16777216)|16777216 * 1024 = 17179869184 elements"
+    # Issue 34: score_mod / mask_mod, named with the expression and the column.
+    "heads=1 head_dim=16 mask_mod=\"q - k\"|key 'mask_mod': \"q - k\" at column 3 ('q - k'): mask_mod must be a bool"
+    "heads=1 head_dim=16 inputs=rel:f32[H,8] score_mod=\"s + rel[h]\"|at column 5 ('rel[h]'): gives 1 indices to a tensor of rank 2"
+    "heads=1 head_dim=16 score_mod=\"s * x\"|key 'score_mod': \"s * x\" at column 5: unknown name 'x'"
+    "heads=1 head_dim=16 score_mod=\"s / 0\"|at column 5 ('0'): division by a literal zero")
 foreach(entry IN LISTS refused)
   string(FIND "${entry}" "|" bar)
   string(SUBSTRING "${entry}" 0 ${bar} spec)

@@ -52,7 +52,12 @@ include(kv_quant_kernels.cmake)
 set(dropout_label arm)
 include(dropout_kernels.cmake)
 
+# score_mod / mask_mod (issue 34): a share of the random-expression suite, kernels 0 .. 2 (48
+# expressions: GQA, lse, split keys and whole rows) on both arm64 variants.
+include(expr_random.cmake)
+attnc_add_expr_random(kernels_arm_expr_random arm 0 3 ${ATTNC_TEST_TARGETS})
+
 # What tests/arm builds of this tree before running label arm (make arm builds all of it).
 add_custom_target(attnc_arm_suites
   DEPENDS attn_run kernels_arm_sweep_test kernels_arm_run_errors_test kernels_arm_dispatch_test kernels_low_precision_test
-          kernels_backward_test kernels_arm_kv_quant_test kernels_dropout_test)
+          kernels_backward_test kernels_arm_kv_quant_test kernels_dropout_test kernels_arm_expr_random_test)

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "attn/spec_text.h"
 #include "kernel_test_support.h"
 
 namespace attnc::test {
@@ -67,7 +68,9 @@ void fill_index(Arg &a, const BadCall &call, const DimSizes &sizes) {
   const int64_t batch = sizes.at("B");
   for (int64_t e = 0; e < n; ++e) {
     int64_t v = 0;
-    if (a.name == "key_lengths") {
+    if (a.captured) {
+      v = e % 5 - 2;  // indices clamp into their tensor: every value is valid
+    } else if (a.name == "key_lengths") {
       v = key_extent(call, sizes) - e % 2;
     } else if (a.name == "prefix_lengths") {
       v = std::min<int64_t>(2, key_extent(call, sizes));
@@ -270,10 +273,12 @@ int64_t Arg::dense_elements() const {
 }
 
 BadCall::BadCall(const attn_kernel *kernel, const DimSizes &sizes) {
+  const attn::ParseResult spec = attn::parse_spec(attn_kernel_spec(kernel));
   for (int i = 0; i < attn_kernel_arg_count(kernel); ++i) {
     Arg a;
     REQUIRE(attn_kernel_arg(kernel, i, &a.info) == ATTN_OK);
     a.name = a.info.name;
+    a.captured = spec.ok && spec.spec.captured.find(a.info.name) >= 0;
     a.dtype = a.info.dtype;
     for (int d = 0; d < a.info.rank; ++d) {
       const bool fixed = a.info.fixed_shape[d] > 0;

@@ -43,6 +43,7 @@ struct Arg {
   std::vector<std::string> dim_labels;  // "dim 1 (Sq)", "dim 3 (64)"
   std::string data_of;                  // non-empty: data points into that argument's storage
   int64_t data_offset_bytes = 0;        // past the start of data_of's storage
+  bool captured = false;                // a score_mod / mask_mod tensor (inputs=): any value is valid
 
   bool written() const { return info.is_output != 0; }  // an output or an in-out
   int64_t element_bytes() const;                        // of the declared dtype

@@ -12,6 +12,7 @@
 #include "attn/kernel_id.h"
 #include "attn/spec_text.h"
 #include "attn/validate.h"
+#include "expr_inputs.h"
 
 namespace attnc::test {
 
@@ -348,6 +349,7 @@ void add_runtime_inputs(const attn::Spec &s, Call &call, int batch, int seq_q, i
     call.u64_scalars["seed"] = (uint64_t{rng()} << 32) | rng();
     call.u64_scalars["offset"] = (uint64_t{rng()} << 32) | rng();
   }
+  add_captured_inputs(s, call, batch, seq_q, seq_k, padded, rng);
 }
 
 reference::Options reference_options(const attn::Spec &s, const Call &call) {
@@ -385,6 +387,7 @@ reference::Options reference_options(const attn::Spec &s, const Call &call) {
     o.dropout.seed = call.u64_scalars.at("seed");
     o.dropout.offset = call.u64_scalars.at("offset");
   }
+  add_expr_reference(o, s, call);
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace attnc::reference {
@@ -101,12 +102,18 @@ Result<T> attend(const View4<In> &q, const View4<In> &k, const View4<In> &v, con
         T running_max = -std::numeric_limits<T>::infinity();
         bool any_kept = false;
         for (int64_t j = 0; j < seq_k; ++j) {
-          kept[j] = keeps(o.mask, o.mask_block, o.inputs, Pair{b, h, i, j, q_pos, key_length});
+          const Pair pair{b, h, i, j, q_pos, key_length};
+          kept[j] = keeps(o.mask, o.mask_block, o.inputs, pair) && (!o.mask_mod || o.mask_mod(pair));
           if (!kept[j]) continue;
           const In *k_row = k.row(b, j, kvh);
           T dot = 0;
           for (int64_t d = 0; d < head_dim; ++d) dot += T(q_row[d * qs]) * T(k_row[d * ks]);
           T s = dot * scale;
+          if constexpr (std::is_same_v<T, double>) {
+            if (o.score_mod_f64) s = o.score_mod_f64(s, pair);
+          } else {
+            if (o.score_mod_f32) s = o.score_mod_f32(s, pair);
+          }
           if (o.softcap > 0) s = softcap * std::tanh(s / softcap);
           if (o.alibi) s -= T(o.inputs.alibi_slopes.at(h)) * T(std::abs(q_pos - j));
           if (o.score_bias) s += T(broadcast_at(o.inputs.score_bias, b, h, i, j));

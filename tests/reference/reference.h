@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <vector>
@@ -90,6 +91,8 @@ struct RuntimeInputs {
   TensorView score_bias;     // shaped and broadcast as mask: score_bias
 };
 
+struct Pair;
+
 // Everything a spec asks of the attention besides q, k and v.
 struct Options {
   double scale = 1.0;
@@ -102,6 +105,11 @@ struct Options {
   bool probs = false;       // also return the probabilities (Result::probs), before dropout
   Dropout dropout;          // P.V multiplies each probability by dropout_factor
   RuntimeInputs inputs;
+  // Issue 34: a score_mod (the scaled score -> the new score, before softcap) in double and in
+  // float, and a mask_mod ANDed with the mask (expr_reference.h makes them from a spec); empty: none.
+  std::function<double(double, const Pair &)> score_mod_f64;
+  std::function<float(float, const Pair &)> score_mod_f32;
+  std::function<bool(const Pair &)> mask_mod;
 };
 
 // One (query, key) pair: batch, head, query row i (0 <= i < Sq), key k, the row's key position

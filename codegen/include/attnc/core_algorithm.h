@@ -8,6 +8,7 @@
 
 #include "attn/spec.h"
 #include "attnc/dropout.h"
+#include "attnc/expr_lowering.h"
 #include "attnc/mask_lowering.h"
 
 namespace attnc {
@@ -20,6 +21,8 @@ struct CoreInputs {
   Halide::Expr seq_q, seq_k;
   MaskInputs masks;
   Halide::Func alibi_slopes, score_bias;
+  // The tensors a score_mod / mask_mod captures (inputs=), by name.
+  CapturedTensors captured;
   // The run-time scale (runtime_scale): scale(), no dims, f32; undefined: the spec's constant.
   Halide::Func scale;
   // out as stored, from its f32 value: rounded to the spec's dtype (to nearest even); unset, f32.

@@ -3,17 +3,30 @@
 
 #include <Halide.h>
 
+#include <functional>
 #include <vector>
 
 #include "attn/mask.h"
 #include "attn/spec.h"
+#include "attnc/expr_spans.h"
 
 namespace attnc {
+
+struct MaskPoint;
 
 // The runtime inputs a mask may read, as Halide Funcs (undefined when the mask does not use them):
 //   key_lengths(b), prefix_lengths(b), segment_ids_q(i, b), segment_ids_k(k, b), mask(k, i, h, b).
 struct MaskInputs {
   Halide::Func key_lengths, prefix_lengths, segment_ids_q, segment_ids_k, mask;
+  // The spec's mask_mod (issue 34) at a pair, ANDed with the mask; empty when it has none.
+  std::function<Halide::Expr(const MaskPoint &)> mask_mod;
+  // Its keys for queries at key positions [lo, hi] of a batch, from its block bounds
+  // (expr_spans.h): the hull it may keep (nullopt: unbounded) and the span every query keeps.
+  std::function<std::optional<KeyInterval>(const Halide::Expr &, const Halide::Expr &, const Halide::Expr &)>
+      mask_mod_hull;
+  std::function<KeyInterval(const Halide::Expr &, const Halide::Expr &, const Halide::Expr &)> mask_mod_kept;
+  // Its bounds over a block of pairs (expr_bounds.h), for the block core's per-block skip.
+  std::function<BlockTruth(const PairBlock &)> mask_mod_block;
 };
 
 // One (query, key) pair. query_pos is the query's key position q' (bottom-right aligned);

@@ -63,6 +63,8 @@ struct PipelineContext {
 
   // The mask and modifier inputs, whichever the spec declared, into in.
   void add_mask_inputs(CoreInputs &in) const;
+  // The tensors the spec's score_mod / mask_mod capture, and the mask_mod (issue 34), into in.
+  void add_captured_inputs(CoreInputs &in) const;
   // The spec the core is defined from: with probs, the core also keeps each row's lse, which the
   // probs stage normalizes by (no lse output unless the spec asks for one). Without probs, the spec.
   attn::Spec core_spec() const;

@@ -132,6 +132,15 @@ template <int int8_1_fp8_e4m3_2, int varlen_1>
 struct kv_dtype_needs_kv_cache_contiguous_or_paged;
 template <int unused> struct dropout_must_be_in_0_to_1;
 template <int kv_cache_1_varlen_2> struct dropout_does_not_take;
+// Issue 34: the ExprProblem (attn/expr_check.h) and the node; the InputProblem and the input.
+template <int expr_problem, int node>
+struct score_mod_is_invalid;
+template <int expr_problem, int node>
+struct mask_mod_is_invalid;
+template <int input_problem, int input>
+struct captured_input_is_invalid;
+template <int kv_cache_1_varlen_2_backward_3_head_groups_4>
+struct score_mod_and_mask_mod_do_not_combine_with;
 }  // namespace attn::spec_error
 
 namespace attn::spec_error {
@@ -244,6 +253,14 @@ consteval auto rule_pointer() {
     return (kv_dtype_needs_kv_cache_contiguous_or_paged<a, b> *)nullptr;
   else if constexpr (problem == P::dropout_invalid) return (dropout_must_be_in_0_to_1<a> *)nullptr;
   else if constexpr (problem == P::dropout_unsupported) return (dropout_does_not_take<a> *)nullptr;
+  else if constexpr (problem == P::score_mod_invalid)
+    return (score_mod_is_invalid<a, b> *)nullptr;
+  else if constexpr (problem == P::mask_mod_invalid)
+    return (mask_mod_is_invalid<a, b> *)nullptr;
+  else if constexpr (problem == P::captured_input_invalid)
+    return (captured_input_is_invalid<a, b> *)nullptr;
+  else if constexpr (problem == P::mods_unsupported)
+    return (score_mod_and_mask_mod_do_not_combine_with<a> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

@@ -35,4 +35,13 @@ inline constexpr int64_t max_tensor_elements = INT32_MAX;
 inline constexpr int64_t max_text_bytes = 64 * 1024;
 inline constexpr int32_t max_mask_depth = 64;
 
+// score_mod / mask_mod (issue 34): nodes in one expression, parentheses and calls nested in its
+// text, bytes of its text, and captured tensors (`inputs=`) per spec. Each node is one Halide Expr
+// per score; 128 (operand indices fit int8) keep a kernel's per-score work bounded and leave room
+// for the test suite's kernels, which each hold several random expressions behind a select.
+inline constexpr int32_t max_expr_nodes = 128;
+inline constexpr int32_t max_expr_depth = 32;
+inline constexpr int32_t max_expr_text_bytes = 4096;
+inline constexpr int32_t max_captured_inputs = 4;
+
 }  // namespace attn::limits

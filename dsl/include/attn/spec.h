@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "attn/expr.h"
 #include "attn/mask.h"
 
 namespace attn {
@@ -104,6 +105,11 @@ struct Spec {
   // (uint64) at (b, h, query row, key): docs/DSL.md "Dropout" gives the bit rule. 0 <= dropout < 1.
   bool has_dropout = false;
   float dropout = 0.0f;
+  // Issue 34: a user score function (after the scale, before softcap), a user mask ANDed with
+  // `mask`, and the tensors they capture, each a kernel input (attn/expr.h, docs/DSL.md).
+  ExprTree score_mod{};
+  ExprTree mask_mod{};
+  CapturedInputs captured{};
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -226,6 +232,38 @@ struct Spec {
   }
   // A backward spec's gradient by its score_bias tensor as an output too (score_bias_grad).
   constexpr Spec with_score_bias_grad(bool on = true) const { return set_flag(&Spec::score_bias_grad, on); }
+  // .with_score_mod(attn::expr::s + attn::expr::tensor("rel")(h, q - k + 63)); mask_mod alike.
+  constexpr Spec with_score_mod(const ExprTree &e) const {
+    Spec s = *this;
+    s.score_mod = e;
+    return s;
+  }
+  constexpr Spec with_mask_mod(const ExprTree &e) const {
+    Spec s = *this;
+    s.mask_mod = e;
+    return s;
+  }
+  // .with_input("rel", InputDType::f32, {dim::H, 127}): a captured tensor [H, 127].
+  constexpr Spec with_input(const char *name, InputDType dtype, std::initializer_list<int32_t> dims) const {
+    Spec s = *this;
+    if (s.captured.count == limits::max_captured_inputs) {
+      s.captured.overflow = true;
+      return s;
+    }
+    CapturedInput &c = s.captured.items[s.captured.count++];
+    int n = 0;
+    for (; name[n] != '\0' && n < max_input_name - 1; ++n) c.name[n] = name[n];
+    if (name[n] != '\0') c.name[0] = '\0';  // too long: rejected as an invalid name
+    c.dtype = dtype;
+    c.rank = static_cast<int32_t>(dims.size());
+    int d = 0;
+    for (const int32_t v : dims) {
+      if (d < max_input_rank) c.dims[d] = v;
+      ++d;
+    }
+    if (c.rank > max_input_rank) c.rank = max_input_rank + 1;
+    return s;
+  }
 
  private:
   constexpr Spec set_dim(int32_t Spec::*field, int32_t v, int32_t code) const {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "attn/expr_check.h"
 #include "attn/limits.h"
 #include "attn/spec.h"
 
@@ -76,6 +77,11 @@ enum class SpecProblem : int32_t {
   kv_dtype_needs_kv_cache,
   dropout_invalid,               // dropout not a number in [0, 1)
   dropout_unsupported,           // dropout with a: 1 kv_cache (inference), 2 layout=varlen
+  // Issue 34 (attn/expr_check.h): a: the ExprProblem, b: the node at fault.
+  score_mod_invalid,
+  mask_mod_invalid,
+  captured_input_invalid,  // a: the InputProblem, b: the declaration's index
+  mods_unsupported,  // score_mod / mask_mod / inputs with a: 1 kv_cache, 2 varlen, 3 backward, 4 head_groups
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -325,6 +331,25 @@ constexpr SpecCheck check_sequence(const Spec &s) {
 }
 }  // namespace detail
 
+namespace detail {
+// score_mod, mask_mod and their captured inputs (issue 34).
+constexpr SpecCheck check_mods(const Spec &s) {
+  using P = SpecProblem;
+  if (const InputCheck in = check_inputs(s.captured); !in.ok())
+    return {P::captured_input_invalid, static_cast<int32_t>(in.problem), in.input};
+  if (const ExprCheck c = check_expr(s.score_mod, s.captured, false); !c.ok())
+    return {P::score_mod_invalid, static_cast<int32_t>(c.problem), c.node};
+  if (const ExprCheck c = check_expr(s.mask_mod, s.captured, true); !c.ok())
+    return {P::mask_mod_invalid, static_cast<int32_t>(c.problem), c.node};
+  if (s.score_mod.empty() && s.mask_mod.empty() && s.captured.count == 0) return {};
+  if (s.kv_cache != KvCache::none) return {P::mods_unsupported, 1, 0};
+  if (s.layout == Layout::varlen) return {P::mods_unsupported, 2, 0};
+  if (s.backward_pass) return {P::mods_unsupported, 3, 0};
+  if (s.group_count != 0) return {P::mods_unsupported, 4, 0};
+  return {};
+}
+}  // namespace detail
+
 constexpr SpecCheck check_spec(const Spec &spec) {
   using P = SpecProblem;
   if (spec.bad_value_field != 0)
@@ -361,6 +386,7 @@ constexpr SpecCheck check_spec(const Spec &spec) {
   if (s.cross_attention && s.form != Form::block) return {P::cross_attention_needs_block_form, 0, 0};
   if (s.has_dropout && !(s.dropout >= 0.0f && s.dropout < 1.0f)) return {P::dropout_invalid, 0, 0};
   if (const SpecCheck mask = detail::check_mask(s.mask); !mask.ok()) return mask;
+  if (const SpecCheck mods = detail::check_mods(s); !mods.ok()) return mods;
   return detail::check_sequence(s);
 }
 
