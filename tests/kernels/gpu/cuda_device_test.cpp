@@ -22,13 +22,15 @@ using namespace attnc::test;
 constexpr const char *cuda_only = "heads=2 head_dim=32 mask=causal";
 constexpr const char *host_and_cuda = "heads=2 kv_heads=1 head_dim=16 mask=window(8,0)";
 // attnc_cuda_sequence_kernels: CUDA-only kernels with a paged cache and RoPE, varlen, probs, and
-// quantized caches (int8 paged, fp8 contiguous).
+// quantized caches (int8 paged, fp8 contiguous), dropout's forward and backward.
 constexpr const char *cuda_sequence_specs[] = {
     "heads=4 kv_heads=2 head_dim=32 kv_cache=paged(16) rope=neox mask=causal",
     "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true",
     "heads=2 head_dim=16 mask=causal&padding probs=true",
     "heads=4 kv_heads=2 head_dim=32 kv_cache=paged(16) kv_dtype=int8 rope=neox mask=causal",
-    "heads=2 head_dim=16 kv_cache=contiguous kv_dtype=fp8_e4m3 mask=causal"};
+    "heads=2 head_dim=16 kv_cache=contiguous kv_dtype=fp8_e4m3 mask=causal",
+    "heads=2 head_dim=16 mask=causal dropout=0.2 lse=true",
+    "heads=2 head_dim=16 mask=causal dropout=0.2 backward=true"};
 
 // 16-bit storage, read and written as bits by the CUDA kernels.
 constexpr const char *cuda_16_bit[] = {
