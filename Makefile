@@ -14,13 +14,16 @@ setup:
 
 configure: setup
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	  -DHalide_DIR=$(HALIDE_DIR) -DCMAKE_MAKE_PROGRAM=$(VENV)/bin/ninja -DATTNC_ARM_BUILD=$(ARM_BUILD) >/dev/null
+	  -DHalide_DIR=$(HALIDE_DIR) -DCMAKE_MAKE_PROGRAM=$(VENV)/bin/ninja -DATTNC_ARM_BUILD=$(ARM_BUILD) \
+	  -DATTNC_FULL_TESTS=$(if $(FULL),ON,OFF) >/dev/null
 
 build: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS)
 
 # LABEL=examples builds only what that label's tests need (the target tests_examples), then runs
 # that label's tests alone; without LABEL, everything, then every test. CTEST_ARGS go to ctest.
+# FULL=1 also registers the tests too long for the default run (ATTNC_FULL_TESTS: the TSan tree,
+# the add_subdirectory consumer that builds its own generator, every AArch64 kernel suite).
 test: configure
 	@if [ -n "$(LABEL)" ] && ! $(VENV)/bin/ninja -C $(BUILD) -t query tests_$(LABEL) >/dev/null 2>&1; then \
 	  echo "make test: no test has the label '$(LABEL)'; the labels are:" \
@@ -99,7 +102,7 @@ sweep: configure
 ARM_BUILD ?= $(ROOT)/build-arm
 arm: configure
 	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli
-	@JOBS=$(JOBS) bash scripts/build_arm.sh $(BUILD) $(ARM_BUILD)
+	@JOBS=$(JOBS) ATTNC_FULL_TESTS=$(if $(FULL),ON,OFF) bash scripts/build_arm.sh $(BUILD) $(ARM_BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ARM_BUILD)

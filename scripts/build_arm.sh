@@ -7,7 +7,8 @@
 #   scripts/build_arm.sh --suites [PLAIN_BUILD [ARM_BUILD]]  make test (tests/arm): the suites only
 #
 # PLAIN_BUILD defaults to build/, ARM_BUILD to build-arm/. Exits 77 (ctest: skipped) when the cross
-# compiler or the emulator is missing (scripts/setup.sh installs both). Settings: JOBS (2).
+# compiler or the emulator is missing (scripts/setup.sh installs both). Settings: JOBS (2),
+# ATTNC_FULL_TESTS (OFF: the suites' make test share; ON: every spec and case of each).
 set -euo pipefail
 mode=all
 case "${1:-}" in
@@ -37,7 +38,8 @@ halide_dir=$("$venv/bin/python" -c "import halide, os; print(os.path.join(os.pat
 echo "build_arm: AArch64 tree $arm (attnc from $plain)"
 cmake -S "$root" -B "$arm" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake" \
-  -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" -DHalide_DIR="$halide_dir" -DATTNC_TOOL="$attnc" >/dev/null
+  -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" -DHalide_DIR="$halide_dir" -DATTNC_TOOL="$attnc" \
+  -DATTNC_FULL_TESTS="${ATTNC_FULL_TESTS:-OFF}" >/dev/null
 if [ "$mode" = suites ]; then
   cmake --build "$arm" -j "$jobs" --target attnc_arm_suites
 else

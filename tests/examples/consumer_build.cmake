@@ -4,7 +4,8 @@
 #   Python binding imports from it and loads the runtime beside it, then build the consumer
 #   against the moved prefix alone.
 # MODE=add_subdirectory: the consumer adds the source tree; Halide is found in the source tree's
-#   .venv without Halide_DIR or the .venv on PATH.
+#   .venv without Halide_DIR or the .venv on PATH. TOOL, when given, is the consumer's ATTNC_TOOL
+#   (the generator is not built there).
 # Either way the consumer's configure and build see neither Halide_DIR, CMAKE_PREFIX_PATH nor the
 # .venv's bin folder in their environment.
 include(${CMAKE_CURRENT_LIST_DIR}/consumer_env.cmake)
@@ -13,8 +14,12 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 set(common -G "${GENERATOR}" -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${CC} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 if(MODE STREQUAL "add_subdirectory")
+  set(tool_arg "")
+  if(TOOL)
+    set(tool_arg -DATTNC_TOOL=${TOOL})
+  endif()
   step(${user_env} ${CMAKE_COMMAND_PATH} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build ${common}
-       -DATTNC_SOURCE_DIR=${SOURCE_DIR})
+       -DATTNC_SOURCE_DIR=${SOURCE_DIR} ${tool_arg})
 else()
   step(${CMAKE_COMMAND_PATH} --install ${MAIN_BUILD_DIR} --prefix ${WORK_DIR}/staged)
   set(prefix "${WORK_DIR}/moved/prefix")

@@ -32,30 +32,47 @@ attnc_add_test(kernels_arm_run_errors_test LABEL arm SOURCES run_errors_test.cpp
 attnc_add_test(kernels_arm_dispatch_test LABEL arm SOURCES dispatch_test.cpp LIBS ${arm_libs})
 target_compile_definitions(kernels_arm_dispatch_test PRIVATE "ATTNC_DISPATCH_TARGETS=\"${ATTNC_TEST_TARGETS}\"")
 
+# make test runs a share of the suites below (generating them for both arm64 variants is most of
+# the tree's ~17 min of CPU); ATTNC_FULL_TESTS (make test FULL=1, make arm FULL=1) every spec and
+# case of each, as the x86 tree runs them.
 # f16 and bf16 (bf16 converted to fp32 on both variants), with their masked rows and rounding.
 set(random_sweep_targets ${ATTNC_TEST_TARGETS})
 set(low_precision_label arm)
-# Not its long-keys case (Sk up to 16384: 68 s of the suite's 93 under qemu on a Cortex-A53); the
-# packed pipeline and the block core over many key blocks run in the x86 tree.
-set(low_precision_test_args "--test-case-exclude=long keys*")
+if(NOT ATTNC_FULL_TESTS)
+  # Not its long-keys case (Sk up to 16384: 68 s of the suite's 93 under qemu on a Cortex-A53);
+  # the packed pipeline and the block core over many key blocks run in the x86 tree.
+  set(low_precision_test_args "--test-case-exclude=long keys*")
+endif()
 include(low_precision_kernels.cmake)
 
-# The backward suite, a share (its first three specs) on both arm64 variants.
+# The backward suite; the share: its first three specs.
 set(backward_label arm)
-set(backward_share ON)
+if(NOT ATTNC_FULL_TESTS)
+  set(backward_share ON)
+else()
+  set(backward_share OFF)
+endif()
 include(backward_kernels.cmake)
 
-# The quantized KV caches (issue 37), a share: an int8 and an fp8 paged spec.
+# The quantized KV caches (issue 37); the share: an int8 and an fp8 paged spec.
 include(kv_quant_kernels.cmake)
 
-# Dropout in the forward, every spec, on both arm64 variants.
+# Dropout in the forward; the share (dropout_specs.h): the core specs, the mask read back bit for
+# bit, and dropout=0 against none; not the block form's or bf16's.
 set(dropout_label arm)
+if(NOT ATTNC_FULL_TESTS)
+  set(dropout_share ON)
+endif()
 include(dropout_kernels.cmake)
 
-# score_mod / mask_mod (issue 34): a share of the random-expression suite, kernels 0 .. 2 (48
-# expressions: GQA, lse, split keys and whole rows) on both arm64 variants.
+# score_mod / mask_mod (issue 34): the random-expression suite; the share: kernels 0 .. 2 (48
+# expressions: GQA, lse, split keys and whole rows).
 include(expr_random.cmake)
-attnc_add_expr_random(kernels_arm_expr_random arm 0 3 ${ATTNC_TEST_TARGETS})
+if(ATTNC_FULL_TESTS)
+  attnc_add_expr_random(kernels_arm_expr_random arm 0 34 ${ATTNC_TEST_TARGETS})
+else()
+  attnc_add_expr_random(kernels_arm_expr_random arm 0 3 ${ATTNC_TEST_TARGETS})
+endif()
 
 # What tests/arm builds of this tree before running label arm (make arm builds all of it).
 add_custom_target(attnc_arm_suites
