@@ -292,8 +292,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     }
     return r;
   };
-  // A block the mask_mod keeps whole (by the run-time block mask, or provably at compile time:
-  // full_blocks) runs in a sweep of its own whose logits and P.V never evaluate the mask_mod.
+  // A block the run-time block mask calls full runs in a sweep of its own whose logits and P.V
+  // never evaluate the mask_mod.
   const MaskInputs whole_blocks_masks = without_mask_mod(in.masks);
   const MaskInputs whole_blocks_unchecked = without_mask_mod(unchecked.masks);
 
