@@ -58,20 +58,24 @@ wheel: configure
 # none of the four after run_bench.py); BENCH_ONLY=amx only issue 36's paired W1 rows (fp32, bf16
 # on the best variant, bf16 capped at avx512) with the FMA and AMX tile peaks (amx_paired.py);
 # BENCH_ONLY=backward only issue 33's backward rows against PyTorch's (backward_paired.py);
-# BENCH_ONLY=dropout only what dropout=0.1 costs the forward and backward (dropout_paired.py).
+# BENCH_ONLY=dropout only what dropout=0.1 costs the forward and backward (dropout_paired.py);
+# BENCH_ONLY=blockmask only issue 34's document mask with a reused block mask (blockmask_paired.py).
 bench: configure
-	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run attnc_runtime
+	@PATH="$(VENV)/bin:$$PATH" $(CMAKE) --build $(BUILD) -j $(JOBS) --target attnc_cli attn_run attnc_runtime attnc_runtime_shared
 	@bash bench/setup_bench.sh
 	@if [ "$(BENCH_ONLY)" = amx ]; then $(VENV)/bin/python bench/amx_paired.py $(BUILD); fi
 	@if [ "$(BENCH_ONLY)" = backward ]; then $(VENV)/bin/python bench/backward_paired.py $(BUILD); fi
 	@if [ "$(BENCH_ONLY)" = dropout ]; then $(VENV)/bin/python bench/dropout_paired.py $(BUILD); fi
+	@if [ "$(BENCH_ONLY)" = blockmask ]; then $(VENV)/bin/python bench/blockmask_paired.py $(BUILD); fi
 	@if [ "$(BENCH_ONLY)" != llm ] && [ "$(BENCH_ONLY)" != amx ] && [ "$(BENCH_ONLY)" != backward ] && \
-	  [ "$(BENCH_ONLY)" != dropout ]; then $(VENV)/bin/python bench/run_bench.py $(BUILD); fi
+	  [ "$(BENCH_ONLY)" != dropout ] && [ "$(BENCH_ONLY)" != blockmask ]; then $(VENV)/bin/python bench/run_bench.py $(BUILD); fi
 	@if [ "$(BENCH_ONLY)" != lowp ] && [ "$(BENCH_ONLY)" != llm ] && [ "$(BENCH_ONLY)" != amx ] && \
-	  [ "$(BENCH_ONLY)" != backward ] && [ "$(BENCH_ONLY)" != dropout ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	  [ "$(BENCH_ONLY)" != backward ] && [ "$(BENCH_ONLY)" != dropout ] && [ "$(BENCH_ONLY)" != blockmask ] && \
+	  [ -z "$(BENCH_WORKLOADS)" ]; then \
 	  $(VENV)/bin/python bench/scaling.py $(BUILD) && $(VENV)/bin/python bench/paired.py $(BUILD); fi
 	@if [ "$(BENCH_ONLY)" != f32 ] && [ "$(BENCH_ONLY)" != llm ] && [ "$(BENCH_ONLY)" != amx ] && \
-	  [ "$(BENCH_ONLY)" != backward ] && [ "$(BENCH_ONLY)" != dropout ] && [ -z "$(BENCH_WORKLOADS)" ]; then \
+	  [ "$(BENCH_ONLY)" != backward ] && [ "$(BENCH_ONLY)" != dropout ] && [ "$(BENCH_ONLY)" != blockmask ] && \
+	  [ -z "$(BENCH_WORKLOADS)" ]; then \
 	  $(VENV)/bin/python bench/lowp_paired.py $(BUILD); fi
 	@if { [ -z "$(BENCH_ONLY)" ] || [ "$(BENCH_ONLY)" = llm ]; } && [ -z "$(BENCH_WORKLOADS)" ]; then \
 	  $(VENV)/bin/python bench/llm_bench.py $(BUILD); fi

@@ -66,6 +66,27 @@ void append_captured_inputs(const attn::Spec &s, const char *sq, const char *sk,
   }
 }
 
+// The run-time block mask (issue 34, docs/DSL.md "Block masks"): [B, H, ceil(Sq/128),
+// ceil(Sk/128)] u8. The attention kernel's input broadcasts B and H like the mask tensor; the
+// pass's output has B (H) only where the mask_mod reads b (h or kvh), else a fixed 1.
+ArgSpec block_mask_arg(const attn::Spec &s, bool output) {
+  const std::string rows = "ceil(Sq/" + std::to_string(attn::block_mask_rows) + ")";
+  const std::string keys = "ceil(Sk/" + std::to_string(attn::block_mask_keys) + ")";
+  if (!output) {
+    ArgSpec a =
+        tensor("block_mask", {sym("B"), fix(s.heads, "H"), ArgDim{0, rows}, ArgDim{0, keys}}, false, "u8");
+    a.broadcast_dims = 0x3;
+    a.min_rank = 2;
+    return a;
+  }
+  const bool per_batch = s.mask_mod.uses_var(attn::ExprVar::b);
+  const bool per_head = s.mask_mod.uses_var(attn::ExprVar::h) || s.mask_mod.uses_var(attn::ExprVar::kvh);
+  return tensor("block_mask",
+                {per_batch ? sym("B") : fix(1, "1"), per_head ? fix(s.heads, "H") : fix(1, "1"),
+                 ArgDim{0, rows}, ArgDim{0, keys}},
+                true, "u8");
+}
+
 // The runtime inputs of masks and modifiers, then the outputs, shared by both forms.
 void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std::vector<ArgSpec> &args) {
   if (s.mask.uses(attn::MaskOp::padding)) args.push_back(tensor("key_lengths", {sym("B")}, false, "i32"));
@@ -78,6 +99,7 @@ void append_mask_inputs(const attn::Spec &s, const char *sq, const char *sk, std
   if (s.alibi) args.push_back(tensor("alibi_slopes", {fix(s.heads, "H")}));
   if (s.score_bias) args.push_back(score_shaped("score_bias", "f32", s.heads, sq, sk));
   append_captured_inputs(s, sq, sk, args);
+  if (s.block_mask == attn::BlockMask::input) args.push_back(block_mask_arg(s, false));
   if (s.runtime_scale) {
     // A scalar the caller may leave out: the kernel then reads the spec's scale.
     ArgSpec scale = tensor("scale", {});
@@ -225,6 +247,15 @@ std::vector<ArgSpec> kernel_arguments(const attn::Spec &s) {
   const int64_t h = s.heads, kvh = s.kv_heads, d = s.head_dim, dv = s.head_dim_v, m = s.d_model;
   std::vector<ArgSpec> args;
   if (runs_per_sequence(s)) return sequence_arguments(s);
+  if (s.block_mask == attn::BlockMask::pass) {
+    // The pass: q and k give Sq, Sk and B (their data is never read), the captured tensors the
+    // mask_mod reads; out the block mask.
+    args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, false, t));
+    args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, false, t));
+    append_captured_inputs(s, "Sq", "Sk", args);
+    args.push_back(block_mask_arg(s, true));
+    return args;
+  }
   if (s.form == attn::Form::core) {
     args.push_back(tensor("q", {sym("B"), sym("Sq"), fix(h, "H"), fix(d, "D")}, false, t));
     args.push_back(tensor("k", {sym("B"), sym("Sk"), fix(kvh, "KVH"), fix(d, "D")}, false, t));

@@ -210,8 +210,9 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       if (v.blocks) v.blocks_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_blocks(spec, unit));
       v.packed = packs_head_rows(spec);
       if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, unit));
-      // A backward kernel is one pipeline for every shape (pipeline_backward.h).
-      if (spec.backward_pass) {
+      // A backward kernel is one pipeline for every shape (pipeline_backward.h), as the block-mask
+      // pass is (pipeline_block_mask.h).
+      if (spec.backward_pass || spec.block_mask == attn::BlockMask::pass) {
         v.short_tiles.clear();
         v.blocks = v.packed = false;
       }
@@ -235,7 +236,10 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
     }
     if (spec.form == attn::Form::core) {
       // The same threshold for every target: the tile sizes' own (AVX2 and AVX-512 agree).
-      k.split_keys_max_queries = spec.backward_pass ? 0 : cpu_tiles(spec, 8).split_keys_max_queries;
+      // A block mask is read by the block core only (packs_head_rows), not by split keys.
+      k.split_keys_max_queries = spec.backward_pass || spec.block_mask != attn::BlockMask::none
+                                     ? 0
+                                     : cpu_tiles(spec, 8).split_keys_max_queries;
       k.heads = spec.heads;
     }
     kernels.push_back(std::move(k));

@@ -5,6 +5,7 @@
 #include <limits>
 #include <tuple>
 
+#include "attnc/block_mask_lookup.h"
 #include "attnc/mask_lowering.h"
 #include "attnc/score_terms.h"
 
@@ -229,15 +230,17 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   // key_penalty where there is one: 0 for a key in range) and keys the mask removes. Replaced
   // (masked_logit's bitwise blend), not offset by a penalty: a masked key's k may hold NaN
   // (garbage in a cache slot), and NaN + penalty would reach the row's max.
-  auto keep_at = [&](const Expr &query_in_tile, const Expr &k) {
+  // `masks`: in.masks, or without the mask_mod in blocks where it keeps every pair.
+  auto keep_at = [&](const MaskInputs &masks, const Expr &query_in_tile, const Expr &k) {
     const Expr query_at = tile * query_tile + query_in_tile;
     const MaskPoint point{
         query_at + query_offset(b), key_row(kb, k), Halide::min(query_at, seq_q - 1), h, b, key_length(b)};
-    return lower_mask(s.mask, s.mask_block, point, in.masks);
+    return lower_mask(s.mask, s.mask_block, point, masks);
   };
-  auto masked = [&](const Halide::Func &key_penalty, const Expr &k, const Expr &logit) {
+  auto masked = [&](const MaskInputs &masks, const Halide::Func &key_penalty, const Expr &k,
+                    const Expr &logit) {
     const Expr in_range = key_penalty.defined() ? key_penalty(k, kb) == 0.0f : kb * key_block + k < seq_k;
-    return masked_logit(in_range && keep_at(row, k), logit);
+    return masked_logit(in_range && keep_at(masks, row, k), logit);
   };
   f.has_modifiers = s.has_softcap || s.alibi || s.score_bias || !s.score_mod.empty();
   f.with_lse = s.lse;
@@ -289,23 +292,39 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   }
   // Keys past seq_k are never read by P.V (they hold the last key's v, which may be masked);
   // inside the hull, the keys some row of the group does not keep take a select.
-  const std::vector<PvKeyInterval> pv_intervals = pv_key_intervals(
-      s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, unchecked.masks);
-  for (size_t n = 0; n < pv_intervals.size(); ++n) {
-    RDom keys(0, key_block, "over_group_block_" + std::to_string(n));
-    const Expr key_pos = kb * key_block + keys.x;
-    keys.where(group_in && key_pos >= pv_intervals[n].first && key_pos <= pv_intervals[n].last);
-    f.over_group_block.push_back(keys);
-  }
+  auto group_keys = [&](const MaskInputs &masks, const std::string &suffix) {
+    std::pair<std::vector<PvKeyInterval>, std::vector<RDom>> r;
+    r.first =
+        pv_key_intervals(s, first_pos + f.pv_group * pv_rows, pv_rows, group_lo, group_hi, b, seq_k, masks);
+    for (size_t n = 0; n < r.first.size(); ++n) {
+      RDom keys(0, key_block, "over_group_block" + suffix + "_" + std::to_string(n));
+      const Expr key_pos = kb * key_block + keys.x;
+      keys.where(group_in && key_pos >= r.first[n].first && key_pos <= r.first[n].last);
+      r.second.push_back(keys);
+    }
+    return r;
+  };
+  // A block the run-time block mask calls full runs in a sweep of its own whose logits and P.V
+  // never evaluate the mask_mod.
+  const MaskInputs whole_blocks_masks = without_mask_mod(in.masks);
+  const MaskInputs whole_blocks_unchecked = without_mask_mod(unchecked.masks);
 
   if (value_columns > 0) {
     define_column_state(f, no_key);
   } else {
     f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
   }
-  for (size_t n = 0; n < spans.spans.size(); ++n) {
-    const std::string suffix = spans.spans.size() > 1 ? "_" + std::to_string(n) : "";
+  const bool split_whole = in.masks.block_mask.defined();
+  for (size_t sweep = 0; sweep < spans.spans.size() * (split_whole ? 2 : 1); ++sweep) {
+    const size_t n = split_whole ? sweep / 2 : sweep;
+    const bool whole = split_whole && sweep % 2 == 1;
+    const std::string suffix =
+        (spans.spans.size() > 1 ? "_" + std::to_string(n) : std::string()) + (whole ? "_whole" : "");
+    const MaskInputs &masks = whole ? whole_blocks_masks : in.masks;
     BlockSweep w;
+    std::vector<PvKeyInterval> pv_intervals;
+    std::tie(pv_intervals, w.over_group_block) =
+        group_keys(whole ? whole_blocks_unchecked : unchecked.masks, suffix);
     if (value_columns > 0) {
       w.over_blocks = RDom({{0, blocks}}, "over_blocks" + suffix);
     } else {
@@ -333,6 +352,12 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
                             seq_k};
       w.over_blocks.where(untrimmed(!in.masks.mask_mod_block(pairs).never));
     }
+    if (split_whole) {
+      // The run-time block mask: empty blocks in neither sweep, full ones in the whole sweep.
+      const BlockClass c = kernel_block_class(in.masks.block_mask, tile * query_tile, query_tile,
+                                              rkb * key_block, key_block, seq_q, seq_k, h, b);
+      w.over_blocks.where(whole ? c.full : !c.empty && !c.full);
+    }
     w.scores = Func(in.name_prefix + "scores" + suffix);
     w.logits = Func(in.name_prefix + "logits" + suffix);
     w.block_max = Func(in.name_prefix + "block_max" + suffix);
@@ -357,7 +382,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
 
     const ScorePoint point{query + query_offset(b), kb * key_block + key, key_row(kb, key), query_row, h, b};
     const Expr logit = modified_logit(s, in, w.scores(row, key, tile, h, b, kb), point);
-    w.logits(row, key, tile, h, b, kb) = masked(w.key_penalty, key, logit);
+    w.logits(row, key, tile, h, b, kb) = masked(masks, w.key_penalty, key, logit);
 
     w.block_max(row, tile, h, b, kb) = no_key;
     w.block_max(row, tile, h, b, kb) =
@@ -384,11 +409,11 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     const Expr group_row = f.pv_group * pv_rows + f.group_row;
     w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) = 0.0f;
     for (size_t n = 0; n < pv_intervals.size(); ++n) {
-      const Expr rgk = f.over_group_block[n].x;
+      const Expr rgk = w.over_group_block[n].x;
       const Expr p = w.pv_probs(group_row, in_hull(rgk), tile, h, b, kb);
       const Expr value = f.head_values(dv, kb * key_block + rgk, h, b);
       w.block_pv(dv, f.group_row, f.pv_group, tile, h, b, kb) +=
-          pv_intervals[n].select ? masked_product(keep_at(group_row, rgk), p, value) : p * value;
+          pv_intervals[n].select ? masked_product(keep_at(masks, group_row, rgk), p, value) : p * value;
     }
 
     // Running combine over key blocks: rescale what was accumulated by exp(old max - new max).

@@ -21,6 +21,15 @@ Expr random_key_block(uint32_t seed, const Expr &query_block, int draw, const Ex
   return cast<int32_t>(h % cast<uint32_t>(Halide::max(key_blocks, 1)));
 }
 
+MaskInputs without_mask_mod(const MaskInputs &in) {
+  MaskInputs built_in = in;
+  built_in.mask_mod = nullptr;
+  built_in.mask_mod_hull = nullptr;
+  built_in.mask_mod_kept = nullptr;
+  built_in.mask_mod_block = nullptr;
+  return built_in;
+}
+
 Expr first_query_position(attn::Align align, const Expr &key_length, const Expr &seq_q) {
   return align == attn::Align::top_left ? Expr(0) : key_length - seq_q;
 }
@@ -31,16 +40,6 @@ namespace {
 struct Positions {
   Expr query_lo, query_hi, key_lo, key_hi;
 };
-
-// The inputs of the built-in mask alone.
-MaskInputs without_mask_mod(const MaskInputs &in) {
-  MaskInputs built_in = in;
-  built_in.mask_mod = nullptr;
-  built_in.mask_mod_hull = nullptr;
-  built_in.mask_mod_kept = nullptr;
-  built_in.mask_mod_block = nullptr;
-  return built_in;
-}
 
 Positions positions(int mask_block, const MaskPoint &p) {
   if (mask_block <= 0) return {p.query_pos, p.query_pos, p.key, p.key};

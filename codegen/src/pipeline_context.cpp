@@ -78,6 +78,7 @@ void PipelineContext::add_captured_inputs(CoreInputs &in) const {
     in.captured[name] = tensor;
   }
   if (spec.mask_mod.empty()) return;
+  if (spec.block_mask == attn::BlockMask::input) in.masks.block_mask = input("block_mask");
   // q is the row's key position (MaskPoint::query_pos); i its row, clamped into [0, Sq).
   in.masks.mask_mod = [mask_mod = spec.mask_mod, captured = in.captured, group = spec.heads / spec.kv_heads,
                        seq_q = in.seq_q, seq_k = in.seq_k](const MaskPoint &p) {

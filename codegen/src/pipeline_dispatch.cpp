@@ -5,6 +5,7 @@
 #include "attnc/pipeline_backward.h"
 #include "attnc/pipeline_block_core.h"
 #include "attnc/pipeline_block_form.h"
+#include "attnc/pipeline_block_mask.h"
 #include "attnc/pipeline_core_form.h"
 #include "attnc/pipeline_outputs.h"
 #include "attnc/pipeline_row_core.h"
@@ -15,6 +16,7 @@ namespace attnc {
 
 PipelineFamily pipeline_family(const PipelineContext &ctx) {
   if (ctx.role == "append") return PipelineFamily::cache_append;
+  if (ctx.spec.block_mask == attn::BlockMask::pass) return PipelineFamily::block_mask_pass;
   if (ctx.spec.form != attn::Form::core) return PipelineFamily::block_form;
   if (ctx.spec.backward_pass) return PipelineFamily::backward;
   if (ctx.core_path == "split_keys") return PipelineFamily::split_keys;
@@ -37,6 +39,8 @@ std::string to_string(PipelineFamily family) {
       return "block_form";
     case PipelineFamily::backward:
       return "backward";
+    case PipelineFamily::block_mask_pass:
+      return "block_mask_pass";
   }
   return "?";
 }
@@ -51,6 +55,7 @@ PipelineOutputs build_pipeline(const PipelineContext &ctx) {
   if (family == PipelineFamily::cache_append) return build_cache_append(ctx);
   if (family == PipelineFamily::block_form) return build_block_form(ctx);
   if (family == PipelineFamily::backward) return build_backward(ctx);
+  if (family == PipelineFamily::block_mask_pass) return build_block_mask_pass(ctx);
   const CoreInputs in = core_form_inputs(ctx);
   const attn::Spec core = ctx.core_spec();
   AttendedRows rows;

@@ -164,7 +164,7 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   Halide::Func pv_block = w.block_pv.in(f.state);
   pv_block.compute_at(f.state, over_blocks);
   std::vector<PvKeyLoop> over_group_block;
-  for (const Halide::RDom &keys : f.over_group_block) over_group_block.push_back({keys.x, std::nullopt});
+  for (const Halide::RDom &keys : w.over_group_block) over_group_block.push_back({keys.x, std::nullopt});
   schedule_pv_register_blocks(pv_block, w.block_pv, f.dv, f.group_row, f.pv_group, over_group_block, t);
 }
 

@@ -131,8 +131,8 @@ void schedule_sweep_gpu(CoreFuncs &f, BlockSweep &w, int stage, const GpuTiles &
       .bound_storage(f.pv_group, 1)
       .bound_extent(f.dv, t.value_columns)
       .unroll(f.dv);
-  for (size_t n = 0; n < f.over_group_block.size(); ++n)
-    w.block_pv.update(static_cast<int>(n)).reorder(f.dv, f.over_group_block[n].x).unroll(f.dv);
+  for (size_t n = 0; n < w.over_group_block.size(); ++n)
+    w.block_pv.update(static_cast<int>(n)).reorder(f.dv, w.over_group_block[n].x).unroll(f.dv);
 }
 
 }  // namespace

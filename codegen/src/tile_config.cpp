@@ -201,7 +201,9 @@ CpuTiles cpu_tiles_packed(const attn::Spec &s, VectorUnit unit) {
 }
 
 bool packs_head_rows(const attn::Spec &s) {
-  return s.form == attn::Form::core && !keeps_narrow_rows(s);
+  // A block mask (issue 34) is read by the block core only: its (query tile, key block) loop is
+  // where an empty block is skipped and a full one runs without the mask_mod.
+  return s.form == attn::Form::core && !keeps_narrow_rows(s) && s.block_mask == attn::BlockMask::none;
 }
 
 bool amx_row_core(const attn::Spec &s) {

@@ -151,6 +151,8 @@ std::string kernel_id(const Spec &spec) {
   if (s.captured.count > 0) id += "_in" + hex(fnv1a_64(to_string(s.captured)) & 0xffffffffull, 8);
   if (!s.score_mod.empty()) id += "_smod" + hex(fnv1a_64(to_string(s.score_mod)) & 0xffffffffffffull, 12);
   if (!s.mask_mod.empty()) id += "_mmod" + hex(fnv1a_64(to_string(s.mask_mod)) & 0xffffffffffffull, 12);
+  if (s.block_mask == BlockMask::input) id += "_bm";
+  if (s.block_mask == BlockMask::pass) id += "_bmpass";
   if (id.size() > max_id_length) id = id.substr(0, hashed_prefix_length) + "_" + hex(fnv1a_64(id), 16);
   return id;
 }

@@ -52,15 +52,17 @@ enum class Key {
   dropout,
   inputs,
   score_mod,
-  mask_mod
+  mask_mod,
+  block_mask
 };
 constexpr std::string_view key_names[] = {
-    "name", "d_model",    "heads", "kv_heads", "head_dim", "head_dim_v", "head_groups", "form",       "qkv", "proj_bias",
-    "mask", "align",      "mask_block", "dtype", "scale", "softcap", "alibi", "score_bias", "lse",
-    "kv_cache", "kv_dtype", "rope", "rope_theta", "rope_dim", "layout", "probs", "runtime_scale", "cross", "backward",
-    "dscore_bias", "dropout", "inputs", "score_mod", "mask_mod"};
+    "name",     "d_model",     "heads",     "kv_heads",   "head_dim",  "head_dim_v",    "head_groups",
+    "form",     "qkv",         "proj_bias", "mask",       "align",     "mask_block",    "dtype",
+    "scale",    "softcap",     "alibi",     "score_bias", "lse",       "kv_cache",      "kv_dtype",
+    "rope",     "rope_theta",  "rope_dim",  "layout",     "probs",     "runtime_scale", "cross",
+    "backward", "dscore_bias", "dropout",   "inputs",     "score_mod", "mask_mod",      "block_mask"};
 constexpr int key_count = sizeof(key_names) / sizeof(key_names[0]);
-static_assert(key_count == static_cast<int>(Key::mask_mod) + 1);
+static_assert(key_count == static_cast<int>(Key::block_mask) + 1);
 
 std::optional<Key> find_key(std::string_view k) {
   for (int i = 0; i < key_count; ++i)
@@ -205,6 +207,13 @@ class SpecBuilder {
           return std::nullopt;
         }
         return set_float(key, value, &Spec::with_dropout);
+      case Key::block_mask:
+        if (value != "none" && value != "input" && value != "pass")
+          return bad(key, value, "is not one of none|input|pass");
+        spec = spec.with_block_mask(value == "input"  ? BlockMask::input
+                                    : value == "pass" ? BlockMask::pass
+                                                      : BlockMask::none);
+        return std::nullopt;
       case Key::inputs: {
         std::string error;
         const std::optional<CapturedInputs> inputs = parse_inputs(value, error);
@@ -445,6 +454,8 @@ std::string to_string(const Spec &spec) {
   if (s.captured.count > 0) out += " inputs=" + to_string(s.captured);
   if (!s.score_mod.empty()) out += " score_mod=\"" + to_string(s.score_mod) + "\"";
   if (!s.mask_mod.empty()) out += " mask_mod=\"" + to_string(s.mask_mod) + "\"";
+  if (s.block_mask != BlockMask::none)
+    out += std::string(" block_mask=") + (s.block_mask == BlockMask::input ? "input" : "pass");
   return out;
 }
 

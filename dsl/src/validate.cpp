@@ -278,6 +278,13 @@ std::string problem_text(const Spec &s, const SpecCheck &c) {
               : c.a == 3 ? "backward=true"
                          : "head_groups") +
              " yet: use the dense core or block form";
+    case P::block_mask_unsupported:
+      return std::string("block_mask=") + (c.a == 2 ? "pass" : "input") + " needs " +
+             (c.b == 1 ? "a mask_mod: it classifies the mask_mod's blocks"
+              : c.b == 2
+                  ? "the core form (form=core): the block form has no block-mask input yet"
+                  : "positions from Sk, not mask=padding's key_lengths: give the lengths to the mask_mod "
+                    "as a captured tensor instead (inputs=len:i32[B] mask_mod=\"k < len[b] && ...\")");
     case P::head_group_count_invalid:
     case P::head_groups_in_core_form:
     case P::head_group_heads_not_positive:

@@ -1,4 +1,5 @@
-// flex_specs.h: three programmable-attention specs (issue 34) in the C++ DSL, checked at compile time.
+// flex_specs.h: three programmable-attention specs (and a block-mask pass) (issue 34) in the C++ DSL, checked
+// at compile time.
 #pragma once
 
 #include <attn/spec.h>
@@ -22,10 +23,14 @@ inline constexpr attn::Spec relative_bias =
 inline constexpr attn::Spec sink_window =
     base.named("sink_window").with_mask_mod(q >= k && (k < 4 || q - k < 64));
 
-// A document mask from per-token ids doc [B, Sk] (queries and keys share positions: Sq = Sk).
+// A document mask from per-token ids doc [B, Sk] (queries and keys share positions: Sq = Sk),
+// reading a run-time block mask that its pass computes once from doc (docs/DSL.md, Block masks).
 inline constexpr attn::Spec documents =
     base.named("documents")
         .with_input("doc", attn::InputDType::i32, {attn::dim::B, attn::dim::Sk})
-        .with_mask_mod(tensor("doc")(b, q) == tensor("doc")(b, k));
+        .with_mask_mod(tensor("doc")(b, q) == tensor("doc")(b, k))
+        .with_block_mask();
+inline constexpr attn::Spec documents_pass =
+    documents.named("documents_pass").with_block_mask(attn::BlockMask::pass);
 
 }  // namespace flex

@@ -1,6 +1,7 @@
 """Kernel libraries (attnc gen --shared) opened through the runtime, their kernels, and runs on NumPy arrays."""
 import ctypes
 import contextlib
+import re
 import threading
 from dataclasses import dataclass
 
@@ -57,6 +58,14 @@ def as_device_array(x):
 
 def _text(raw):
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def _size(name, sizes):
+    """A run-time size by name; "ceil(Sq/128)" (a block mask's blocks) from the size it names."""
+    derived = re.fullmatch(r"ceil\((\w+)/(\d+)\)", name)
+    if derived and derived.group(1) in sizes:
+        return -(-sizes[derived.group(1)] // int(derived.group(2)))
+    return sizes.get(name, 1)
 
 
 def _check(lib, status):
@@ -197,7 +206,7 @@ class Kernel:
     def output_shapes(self, **inputs):
         """{name: shape} of every output for these inputs."""
         sizes = self.sizes(**inputs)
-        return {a.name: tuple(d if isinstance(d, int) else sizes.get(d, 1) for d in a.shape) for a in self.outputs}
+        return {a.name: tuple(d if isinstance(d, int) else _size(d, sizes) for d in a.shape) for a in self.outputs}
 
     def __call__(self, **tensors):
         return self.run(**tensors)

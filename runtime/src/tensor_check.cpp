@@ -5,10 +5,12 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 
 #include "arg_dims.h"
+#include "derived_sizes.h"
 #include "device_context.h"
 #include "layout_hint.h"
 #include "status_internal.h"
@@ -16,6 +18,8 @@
 
 namespace {
 
+using attn::detail::derived_size;
+using attn::detail::DerivedSize;
 using attn::detail::dim_broadcasts;
 using attn::detail::dim_label;
 using attn::detail::fail;
@@ -325,6 +329,22 @@ attn_status check_no_overlap(const attn_arg_info &info, const attn_tensor &t, co
   return ATTN_OK;
 }
 
+// A size named after another ("ceil(Sq/128)", a block mask's query blocks) must be what that
+// one gives, once every tensor has set its sizes.
+attn_status check_derived_sizes(const Sizes &sizes) {
+  for (const RuntimeSize &entry : sizes.entries) {
+    const std::optional<DerivedSize> rule = derived_size(entry.name);
+    if (!rule) continue;
+    const RuntimeSize *base = sizes.find(rule->base.c_str());
+    if (base == nullptr || entry.value == rule->of(base->value)) continue;
+    return fail(
+        ATTN_ERR_SHAPE,
+        "tensor '%s': %s is %" PRId64 ", but tensor '%s' set %s to %" PRId64 ", so kernel expects %" PRId64,
+        entry.set_by, entry.name, entry.value, base->set_by, base->name, base->value, rule->of(base->value));
+  }
+  return ATTN_OK;
+}
+
 halide_type_t halide_type_of(attn_dtype dtype) {
   halide_type_t type;
   type.lanes = 1;
@@ -491,6 +511,8 @@ attn_status check_call(const attn_kernel_desc &desc, const attn_arg *args, int a
       return s;
     }
   }
+
+  if (attn_status s = check_derived_sizes(sizes); s != ATTN_OK) return s;
 
   // Last: a tensor's span means something only once its shape and strides passed.
   if (attn_status s = check_no_aliasing(desc, given); s != ATTN_OK) return s;

@@ -162,3 +162,47 @@ TEST_CASE("the text is bounded in length, depth and node count") {
 }
 
 }  // namespace
+
+namespace {
+
+// The run-time block mask (block_mask=input|pass): its text, its id suffixes, its refusals.
+TEST_CASE("block_mask=input|pass round-trips, names its kernels and needs a dense core mask_mod") {
+  const std::string doc = base + R"x(inputs=doc:i32[B,Sk] mask_mod="doc[b, q] == doc[b, k]" )x";
+  for (const char *value : {"input", "pass"}) {
+    CAPTURE(value);
+    const attn::ParseResult r = attn::parse_spec(doc + "block_mask=" + value);
+    REQUIRE(r.ok);
+    const std::string id = attn::kernel_id(r.spec);
+    CHECK(id.substr(id.rfind('_')) == (std::string(value) == "input" ? "_bm" : "_bmpass"));
+    CHECK(attn::to_string(attn::parse_spec(attn::to_string(r.spec)).spec) == attn::to_string(r.spec));
+  }
+  CHECK(attn::to_string(attn::parse_spec(doc + "block_mask=none").spec).find("block_mask") ==
+        std::string::npos);
+  CHECK(parse_error("block_mask=yes") == "key 'block_mask': 'yes' is not one of none|input|pass");
+  auto refusal = [](const std::string &text) {
+    const attn::Validation v = attn::validate(attn::parse_spec(text).spec);
+    CHECK_FALSE(v.ok);
+    return v.message;
+  };
+  CHECK(refusal(base + "block_mask=input").find("block_mask=input needs a mask_mod") != std::string::npos);
+  CHECK(refusal("d_model=32 heads=2 form=block mask_mod=\"q >= k\" block_mask=pass")
+            .find("block_mask=pass needs the core form") != std::string::npos);
+  CHECK(refusal(doc + "mask=padding block_mask=input").find("not mask=padding's key_lengths") !=
+        std::string::npos);
+  // The C++ DSL: the same spec, checked at compile time.
+  using namespace attn::expr;
+  constexpr attn::Spec by_doc = attn::attention()
+                                    .with_heads(4)
+                                    .with_kv_heads(2)
+                                    .with_head_dim(16)
+                                    .with_input("doc", attn::InputDType::i32, {attn::dim::B, attn::dim::Sk})
+                                    .with_mask_mod(tensor("doc")(b, q) == tensor("doc")(b, k))
+                                    .with_block_mask();
+  static_assert(attn::checked<by_doc>());
+  CHECK(attn::kernel_id(by_doc) == attn::kernel_id(attn::parse_spec(doc + "block_mask=input").spec));
+  CHECK(attn::check_spec(
+            attn::attention().with_heads(4).with_head_dim(16).with_block_mask(attn::BlockMask::pass))
+            .problem == attn::SpecProblem::block_mask_unsupported);
+}
+
+}  // namespace

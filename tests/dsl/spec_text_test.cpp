@@ -152,7 +152,7 @@ TEST_CASE("parse_spec rejects malformed pairs") {
         "qkv, proj_bias, mask, align, mask_block, dtype, scale, softcap, alibi, score_bias, lse, kv_cache, "
         "kv_dtype, rope, "
         "rope_theta, rope_dim, layout, probs, runtime_scale, cross, backward, dscore_bias, dropout, inputs, "
-        "score_mod, mask_mod)");
+        "score_mod, mask_mod, block_mask)");
   CHECK(spec_error("heads=12 softcap=30 softcap=none") == "key 'softcap': given twice ('30', then 'none')");
   CHECK(spec_error("heads=12 d_model=768 heads=16") == "key 'heads': given twice ('12', then '16')");
   CHECK(spec_error("d_model=768 heads12") == "expected key=value, got 'heads12' (no '=')");

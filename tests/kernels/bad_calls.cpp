@@ -26,6 +26,9 @@ DimSizes with_sequence_sizes(DimSizes s) {
   s["Smax"] = s["Sq"] + 4;
   s["max_pages"] = s["Sq"] + 2;
   s["num_pages"] = s["B"] * s["max_pages"] + 1;
+  // A block mask's blocks (block_mask=input|pass): the runtime checks them against Sq and Sk.
+  s["ceil(Sq/128)"] = (s["Sq"] + 127) / 128;
+  s["ceil(Sk/128)"] = (s["Sk"] + 127) / 128;
   return s;
 }
 

@@ -27,3 +27,13 @@ set(ATTNC_EXPR_RANDOM_KERNELS 34 CACHE STRING "random-expression kernels in all 
 if(ATTNC_EXPR_RANDOM_KERNELS GREATER 34)
   attnc_add_expr_random(kernels_expr_random_sweep expr_sweep 34 ${ATTNC_EXPR_RANDOM_KERNELS})
 endif()
+
+# The run-time block mask (block_mask=input and its pass, expr_block_mask_specs.h): the pass against
+# a classification of its own, attention given its block mask against the reference, reuse, NaN in
+# masked keys, wrong block masks; the bad-call harness over the four kernels.
+attn_add_kernels(attnc_expr_block_mask_kernels SPEC_SOURCES ${CMAKE_CURRENT_LIST_DIR}/expr_block_mask_specs_export.cpp
+  TARGETS native)
+target_include_directories(attnc_expr_block_mask_kernels_spec_printer PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+attnc_add_test(kernels_expr_block_mask_test LABEL expr SOURCES expr_block_mask_test.cpp
+  LIBS attnc_expr_block_mask_kernels attnc_kernel_test_support)
+attnc_add_refused_calls_test(kernels_expr_block_mask_refused_calls_test LABEL expr LIBS attnc_expr_block_mask_kernels)

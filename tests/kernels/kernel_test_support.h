@@ -223,6 +223,9 @@ NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact,
 // Runs the call (it must succeed) and checks out, and lse and probs when the spec has them, against the
 // reference with the pass rules above, as doctest CHECKs (the caller's CAPTUREs show on failure).
 void run_and_check(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
+// Runs the call and checks out (and lse) against the reference under compare_nonfinite's rule,
+// out's padding untouched: for inputs holding NaN or Inf. Returns out's finite elements.
+int64_t run_and_check_nonfinite(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
 
 // The ids of the listed specs that are not linked, and of the linked kernels not listed: both empty
 // when a suite's spec list and its CMake list agree.

@@ -25,24 +25,7 @@ struct Shape {
 
 // Runs the call and checks out (and lse) against the reference; returns the finite outputs.
 int64_t run_and_compare(const attn::Spec &spec, const attn_kernel *kernel, Call &call) {
-  const attn_status status = call.run(kernel);
-  INFO("attn_run: ", status_name(status), ": ", last_error());
-  REQUIRE(status == ATTN_OK);
-  const Expected expected = expected_result(spec, call);
-  const Tensor &out = call.tensors.at("out");
-  const NonfiniteComparison c =
-      compare_nonfinite([&](int64_t n) { return out.logical(n); }, expected.exact, expected.naive);
-  CAPTURE(c);
-  CHECK(c.pass());
-  CHECK(out.padding_intact());
-  if (spec.lse) {
-    const Tensor &lse = call.tensors.at("lse");
-    const NonfiniteComparison l =
-        compare_nonfinite([&](int64_t n) { return lse.logical(n); }, expected.exact_lse, expected.naive_lse);
-    CAPTURE(l);
-    CHECK(l.pass());
-  }
-  return c.finite;
+  return run_and_check_nonfinite(spec, kernel, call);
 }
 
 // Element n of a [d0, d1, d2, d3] tensor in row-major order.

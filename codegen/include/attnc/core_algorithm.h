@@ -62,6 +62,9 @@ struct BlockSweep {
   Halide::Func block_max;    // block_max(row, tile, h, b, kb): max(no_key_score, logits)
   Halide::Func probs;        // probs(row, key, tile, h, b, kb): exp(logit - block_max), 0 if masked
   Halide::Func block_sum;    // block_sum(row, tile, h, b, kb)
+  // Keys in one key block that one pv_group of rows may keep, in up to three intervals
+  // (pv_key_intervals); block_pv has one update per interval.
+  std::vector<Halide::RDom> over_group_block;
   // pv_probs(row, key, tile, h, b, kb): the probabilities P.V multiplies: probs, times dropout's
   // keep factor (0 or 1 / (1 - p)) from `dropout`'s words where the spec drops (else probs itself).
   Halide::Func pv_probs;
@@ -81,9 +84,6 @@ struct CoreFuncs {
   Halide::Var group_row{"group_row"}, pv_group{"pv_group"};  // row = pv_group * pv_rows + group_row
   Halide::RDom over_head_dim;                                // d in [0, head_dim)
   Halide::RDom over_block;                                   // keys in one key block that the tile may keep
-  // Keys in one key block that one pv_group of rows may keep, in up to three intervals
-  // (pv_key_intervals); block_pv has one update per interval.
-  std::vector<Halide::RDom> over_group_block;
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped

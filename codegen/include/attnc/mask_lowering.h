@@ -18,6 +18,9 @@ struct MaskPoint;
 //   key_lengths(b), prefix_lengths(b), segment_ids_q(i, b), segment_ids_k(k, b), mask(k, i, h, b).
 struct MaskInputs {
   Halide::Func key_lengths, prefix_lengths, segment_ids_q, segment_ids_k, mask;
+  // block_mask=input: block_mask(key block, query block, h, b) u8, the run-time block mask
+  // (block_mask_lookup.h); undefined otherwise.
+  Halide::Func block_mask;
   // The spec's mask_mod (issue 34) at a pair, ANDed with the mask; empty when it has none.
   std::function<Halide::Expr(const MaskPoint &)> mask_mod;
   // Its keys for queries at key positions [lo, hi] of a batch, from its block bounds
@@ -34,6 +37,9 @@ struct MaskInputs {
 struct MaskPoint {
   Halide::Expr query_pos, key, query_row, head, batch, key_length;
 };
+
+// The inputs of the built-in mask alone (the mask_mod and its bounds dropped).
+MaskInputs without_mask_mod(const MaskInputs &in);
 
 // The key position q' of a batch's query row 0 (row i sits at q' + i): Lk - Sq bottom-right
 // aligned (key_length: the batch's Lk), 0 top-left aligned (attn::Align).

@@ -131,6 +131,8 @@ template <int backward_1_score_bias_tensor_2> struct dscore_bias_needs;
 template <int int8_1_fp8_e4m3_2, int varlen_1>
 struct kv_dtype_needs_kv_cache_contiguous_or_paged;
 template <int unused> struct dropout_must_be_in_0_to_1;
+template <int input_1_pass_2, int no_mask_mod_1_block_form_2_padding_3>
+struct block_mask_needs;
 template <int kv_cache_1_varlen_2> struct dropout_does_not_take;
 // Issue 34: the ExprProblem (attn/expr_check.h) and the node; the InputProblem and the input.
 template <int expr_problem, int node>
@@ -261,6 +263,8 @@ consteval auto rule_pointer() {
     return (captured_input_is_invalid<a, b> *)nullptr;
   else if constexpr (problem == P::mods_unsupported)
     return (score_mod_and_mask_mod_do_not_combine_with<a> *)nullptr;
+  else if constexpr (problem == P::block_mask_unsupported)
+    return (block_mask_needs<a, b> *)nullptr;
   else {
     static_assert(problem == P::none, "attn::check: a SpecProblem without its spec_error type");
     return (no_problem *)nullptr;

@@ -36,6 +36,14 @@ enum class Rope : uint8_t { none, neox, interleaved };
 // dense: [B, S, H, D] tensors; varlen: sequences packed without padding, q [total_q, H, D] and
 // k/v [total_k, KVH, D] with cu_seqlens_q / cu_seqlens_k [B + 1] (FlashAttention's varlen).
 enum class Layout : uint8_t { dense, varlen };
+// The run-time block mask of a tensor-dependent mask_mod (issue 34; docs/DSL.md "Block masks"):
+// input, the attention kernel takes a block_mask input [B|1, H|1, ceil(Sq/128), ceil(Sk/128)] u8
+// (0 empty, 1 partial, 2 full) and skips its empty blocks; pass, the kernel is the pass that
+// computes that tensor from the captured tensors (FlexAttention's create_block_mask).
+enum class BlockMask : uint8_t { none, input, pass };
+// The block mask's blocks: query rows and keys per block.
+inline constexpr int32_t block_mask_rows = 128;
+inline constexpr int32_t block_mask_keys = 128;
 
 // One group of heads of one size (block form, Spec::with_head_groups): `heads` query heads of
 // `head_dim` (keys and values alike), sharing `kv_heads` k/v heads of the same size (0: heads).
@@ -110,6 +118,7 @@ struct Spec {
   ExprTree score_mod{};
   ExprTree mask_mod{};
   CapturedInputs captured{};
+  BlockMask block_mask = BlockMask::none;  // needs a mask_mod (BlockMask)
   // Set when a setter saw an out-of-range value; reported by validate() and check<>().
   int32_t bad_value_field = 0;  // a SpecProblem code, 0 when none
   int32_t bad_value = 0;
@@ -228,6 +237,12 @@ struct Spec {
     Spec s = *this;
     s.has_dropout = true;
     s.dropout = p;
+    return s;
+  }
+  // The attention kernel reading a block_mask input (BlockMask::input), or its pass (::pass).
+  constexpr Spec with_block_mask(BlockMask m = BlockMask::input) const {
+    Spec s = *this;
+    s.block_mask = m;
     return s;
   }
   // A backward spec's gradient by its score_bias tensor as an output too (score_bias_grad).

@@ -75,13 +75,15 @@ enum class SpecProblem : int32_t {
   dscore_bias_without_backward,  // dscore_bias=true without a: 1 backward=true, 2 score_bias=tensor
   // Issue 37: kv_dtype=int8|fp8_e4m3 without a KV cache (a: the KvDType, b: 1 varlen, 0 neither).
   kv_dtype_needs_kv_cache,
-  dropout_invalid,               // dropout not a number in [0, 1)
-  dropout_unsupported,           // dropout with a: 1 kv_cache (inference), 2 layout=varlen
+  dropout_invalid,      // dropout not a number in [0, 1)
+  dropout_unsupported,  // dropout with a: 1 kv_cache (inference), 2 layout=varlen
   // Issue 34 (attn/expr_check.h): a: the ExprProblem, b: the node at fault.
   score_mod_invalid,
   mask_mod_invalid,
   captured_input_invalid,  // a: the InputProblem, b: the declaration's index
   mods_unsupported,  // score_mod / mask_mod / inputs with a: 1 kv_cache, 2 varlen, 3 backward, 4 head_groups
+  // block_mask=input|pass (a: the BlockMask) with b: 1 no mask_mod, 2 the block form, 3 mask=padding.
+  block_mask_unsupported,
 };
 
 // The first problem found, with the values involved (a: the offending value, b: the other one).
@@ -348,6 +350,16 @@ constexpr SpecCheck check_mods(const Spec &s) {
   if (s.group_count != 0) return {P::mods_unsupported, 4, 0};
   return {};
 }
+// block_mask=input|pass: a mask_mod to classify, the core form's block core, positions from Sk.
+constexpr SpecCheck check_block_mask(const Spec &s) {
+  using P = SpecProblem;
+  if (s.block_mask == BlockMask::none) return {};
+  const int32_t which = static_cast<int32_t>(s.block_mask);
+  if (s.mask_mod.empty()) return {P::block_mask_unsupported, which, 1};
+  if (s.form != Form::core) return {P::block_mask_unsupported, which, 2};
+  if (s.mask.uses(MaskOp::padding)) return {P::block_mask_unsupported, which, 3};
+  return {};
+}
 }  // namespace detail
 
 constexpr SpecCheck check_spec(const Spec &spec) {
@@ -387,6 +399,7 @@ constexpr SpecCheck check_spec(const Spec &spec) {
   if (s.has_dropout && !(s.dropout >= 0.0f && s.dropout < 1.0f)) return {P::dropout_invalid, 0, 0};
   if (const SpecCheck mask = detail::check_mask(s.mask); !mask.ok()) return mask;
   if (const SpecCheck mods = detail::check_mods(s); !mods.ok()) return mods;
+  if (const SpecCheck block_mask = detail::check_block_mask(s); !block_mask.ok()) return block_mask;
   return detail::check_sequence(s);
 }
 
