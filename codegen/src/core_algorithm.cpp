@@ -91,6 +91,10 @@ bool amx_tiles(const Halide::Target &target) {
   return target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::AVX512_SapphireRapids);
 }
 
+bool whole_rows_in_bf16(const attn::Spec &resolved, const Halide::Target &target) {
+  return resolved.dtype == attn::DType::bf16 && (bf16_dot_products(target) || amx_tiles(target));
+}
+
 std::vector<PvKeyInterval> pair_intervals(const std::vector<PvKeyInterval> &intervals) {
   std::vector<PvKeyInterval> out;
   for (const PvKeyInterval &in : intervals) {

@@ -28,7 +28,8 @@
 // peak (ONNX Runtime 1.15x, oneDNN 1.28x), W3 1.11x ONNX Runtime, W5 81.1% (2.35x), W6 80.1%
 // (1.53x), W1 causal 2.10x the fastest peer.
 // Since session 14 the block core runs windows, global tokens, random blocks, the block form and
-// keys past whole_row_max_keys; the rest of prefill runs the whole-row core (core_rows.cpp).
+// keys past whole_row_max_keys (2048 since issue 37; tile_config.h); the rest of prefill runs the
+// whole-row core (core_rows.cpp).
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
@@ -255,8 +256,18 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   // Checked once, before any output is written.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
-  // The blocks read K and V in place (head_keys and head_values inline); the packed pipeline,
-  // which copies them per task, runs the whole-row core (core_rows.cpp).
+  // The blocks read K and V in place (head_keys and head_values inline), except in a whole-row
+  // spec's long-key pipeline (<id>_blocks), which copies them per task as the packed whole-row
+  // core does: in [B, S, KVH, D] a head's rows lie a page apart (4 KiB at KVH8 D128), so every
+  // key block's rows missed the TLB and the prefetchers, once per query tile. Intel Xeon
+  // (Sapphire Rapids class), one thread, CPU ms a call, H32 KVH8 D128 causal Sq512 onto 8192
+  // cached keys: in place 1061-1252 (query tile 128: 889-937), copied per task 686-726 (query
+  // tiles 32, 64, 128 alike; register blocks 3 x 8, 4 x 6, PV 8 x 2 and 6 x 4 no better),
+  // copied per key block 935 (tile 64: 797); the whole-row core 1614-1685.
+  if (t.pack_head_rows) {
+    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+    f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
+  }
 
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
   // Bounded to one tile, the state and the query tile are constant-size stack arrays; unbounded

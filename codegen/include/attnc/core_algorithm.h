@@ -48,6 +48,10 @@ bool bf16_dot_products(const Halide::Target &target);
 // products each, Sapphire Rapids and later): Halide's AVX512_SapphireRapids feature.
 bool amx_tiles(const Halide::Target &target);
 
+// Whether a bf16 spec's whole-row core may multiply in bf16 on the target (pairs or AMX tiles):
+// its calls stay on that core up to whole_row_max_keys_bf16 keys (tile_config.h).
+bool whole_rows_in_bf16(const attn::Spec &resolved, const Halide::Target &target);
+
 // The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
 // spans (window | global, say) gets one sweep per span, each an update of the state with its
 // own trimmed block loop, so the blocks between the spans are never computed.
