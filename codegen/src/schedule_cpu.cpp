@@ -278,6 +278,13 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
       .bound_storage(f.h, 1)
       .bound_storage(f.b, 1)
       .vectorize(f.dv, t.pv_vector);
+  // RoPE: q rotated per tile along head_dim, then transposed, as in the whole-row core.
+  if (f.rope_query.defined())
+    f.rope_query.compute_at(f.out, query_block)
+        .bound_storage(f.tile, 1)
+        .bound_storage(f.h, 1)
+        .bound_storage(f.b, 1)
+        .vectorize(f.d, t.head_vector);
   f.query_tile.compute_at(f.out, query_block)
       .bound_storage(f.tile, 1)
       .bound_storage(f.h, 1)

@@ -91,6 +91,9 @@ struct CoreFuncs {
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  // rope specs: rope_query(d, row, tile, h, b), the tile's q rows rotated before their transpose
+  // (with head_dim the vector: the angles and partners read whole vectors); else undefined.
+  Halide::Func rope_query;
   // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
   // Keys past seq_k read the last key (clamped here, so a copy of the rows pads whole blocks).
   Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
