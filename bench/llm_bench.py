@@ -9,6 +9,10 @@ Workloads (Llama-3-8B's attention: H32 KVH8 D128, causal, fp32):
   (bench/fma_peak, all cores) measured right before it.
 - RoPE fused vs not: the same kernels with rope=neox, on every decode shape, the prefill chunk, and
   W1's shape without a cache (B1 H12 S1024 D64, none and causal).
+- Cache storage (decode, contiguous): the same step on a bf16 cache (dtype=bf16: every tensor bf16),
+  an int8 one and an fp8_e4m3 one (kv_dtype; q and out f32), the inputs quantized by
+  bench/llm_quant.py and the references taken over the decoded caches; bytes count what each reads
+  (codes, and int8's per-token scales).
 attnc's rows: contiguous cache, paged (P = 16 and 128, pages shuffled), contiguous with RoPE, timed
 by bench/llm_run.cpp through the runtime's C ABI. Peers, each in its own process on the same inputs:
 ONNX Runtime's GroupQueryAttention (its KV cache, written in place; with and without its rotary)
@@ -38,9 +42,10 @@ import numpy as np
 import kernels
 from implementations import importable, run_process
 from limits import BENCH_DIR, busy_fraction, compile_helper, machine_info, run_json
+from llm_quant import cache_bytes, cache_inputs
 from llm_reference import cache_reference, plain_reference
 from llm_summary import summary
-from measure import TOLERANCE, WINDOW_MS, calls_for_window, check
+from measure import TOLERANCE, TOLERANCES, WINDOW_MS, calls_for_window, check
 
 H, KVH, D = 32, 8, 128
 GIB = 1 << 30
@@ -72,14 +77,15 @@ class Workload:
         return (f"{self.kind} B{self.batch} H{self.heads} KVH{self.kv_heads} Sq{self.seq_q} Lk{self.keys} "
                 f"D{self.head_dim}")
 
-    def spec(self, cache, rope):
-        """cache: contiguous, paged(P) or None; rope: bool."""
+    def spec(self, cache, rope, storage="f32"):
+        """cache: contiguous, paged(P) or None; rope: bool; storage: f32, bf16, int8 or fp8."""
         text = f"heads={self.heads} kv_heads={self.kv_heads} head_dim={self.head_dim} " \
                f"mask={'causal' if self.causal else 'none'}"
+        text += {"f32": "", "bf16": " dtype=bf16", "int8": " kv_dtype=int8", "fp8": " kv_dtype=fp8_e4m3"}[storage]
         return text + (f" kv_cache={cache}" if cache else "") + (" rope=neox" if rope else "")
 
-    def kv_bytes(self):
-        return self.batch * self.keys * self.kv_heads * 2 * self.head_dim * 4
+    def kv_bytes(self, storage="f32"):
+        return cache_bytes(self.batch, self.keys, self.kv_heads, self.head_dim, storage)
 
     def flops(self):
         """4 B H D per kept (query, key) pair."""
@@ -124,14 +130,23 @@ def plan(quick, groups, decode_shapes=None):
 # (row name, cache, rope) of attnc's kernels for a workload with a cache; W1 has no cache.
 # attnc-core: the plain core kernel on the same keys (the cache's k and v with the new tokens in
 # place), what the cache costs over the attention alone.
+# Decode also on bf16, int8 and fp8 caches: (row name, cache, rope, storage).
 CACHE_VARIANTS = (("attnc", "contiguous", False), ("attnc-paged16", "paged(16)", False),
                   ("attnc-paged128", "paged(128)", False), ("attnc-rope", "contiguous", True),
                   ("attnc-core", None, False))
 W1_VARIANTS = (("attnc", None, False), ("attnc-rope", None, True))
+STORAGE_VARIANTS = (("attnc-bf16", "contiguous", False, "bf16"), ("attnc-int8", "contiguous", False, "int8"),
+                    ("attnc-fp8", "contiguous", False, "fp8"))
+# Each storage row's time against: the bf16 cache against f32's, the 8-bit caches against bf16's.
+STORAGE_AGAINST = {"attnc-bf16": "attnc", "attnc-int8": "attnc-bf16", "attnc-fp8": "attnc-bf16"}
 
 
 def variants(workload):
-    return W1_VARIANTS if workload.kind == "w1" else CACHE_VARIANTS
+    """(row name, cache, rope, storage) of attnc's kernels for the workload."""
+    if workload.kind == "w1":
+        return tuple(v + ("f32",) for v in W1_VARIANTS)
+    plain = tuple(v + ("f32",) for v in CACHE_VARIANTS)
+    return plain + STORAGE_VARIANTS if workload.kind == "decode" else plain
 
 
 class Runner:
@@ -146,8 +161,9 @@ class Runner:
         missing = importable(["onnxruntime", "onnx"])
         self.ort_skipped = f"{missing} not installed" if missing else None
 
-    def attnc(self, library, workload, cache, rope, folder, out_path, warmup, runs):
-        spec = workload.spec(cache, rope)
+    def attnc(self, library, workload, cache, rope, storage, folder, out_path, warmup, runs):
+        spec = workload.spec(cache, rope, storage)
+        folder = folder if storage == "f32" else os.path.join(folder, storage)
         if spec not in self.ids:
             self.ids[spec] = kernels.kernel_id(self.build, spec)
         return run_process([self.driver, library, self.ids[spec], folder, out_path, str(self.threads), str(warmup),
@@ -159,8 +175,9 @@ class Runner:
 
     def implementations(self, library, workload):
         """[(row name, rope, run(folder, out_path, warmup, runs))] for the workload."""
-        rows = [(name, rope, lambda f, o, w, r, c=cache, rp=rope: self.attnc(library, workload, c, rp, f, o, w, r))
-                for name, cache, rope in variants(workload)]
+        rows = [(name, rope, lambda f, o, w, r, c=cache, rp=rope, st=storage:
+                 self.attnc(library, workload, c, rp, st, f, o, w, r))
+                for name, cache, rope, storage in variants(workload)]
         if workload.kind == "w1":
             return rows
         for rope in (False, True):
@@ -193,6 +210,14 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
     for name, array in arrays.items():
         np.save(os.path.join(folder, name + ".npy"), array)
     refs = {rope: reference(workload, arrays, rope) for rope in (False, True)}
+    storage_of = {v[0]: v[3] for v in variants(workload)}
+    for storage in sorted(set(storage_of.values()) - {"f32"}):
+        files, seen = cache_inputs(arrays, storage)
+        os.makedirs(os.path.join(folder, storage))
+        for name, array in files.items():
+            np.save(os.path.join(folder, storage, name + ".npy"), array)
+        refs[storage] = reference(workload, seen, False)
+        del files, seen
     del arrays
     implementations = runner.implementations(library, workload)
     own = [i for i in implementations if i[0].startswith("attnc")]
@@ -206,7 +231,9 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
             if calls[name] > runs:
                 result = run(folder, out_path, warmup, calls[name])
         if name not in results and "median_ms" in result:  # the first output is checked
-            result["check"] = check(np.load(out_path), refs[rope], TOLERANCE)
+            storage = storage_of.get(name, "f32")
+            ref = refs[storage] if storage != "f32" else refs[rope]
+            result["check"] = check(np.load(out_path), ref, TOLERANCES["bf16"] if storage == "bf16" else TOLERANCE)
         if "median_ms" in result:
             samples.setdefault(name, []).append(result["median_ms"])
         results.setdefault(name, result)
@@ -227,7 +254,7 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
         row = {"workload": workload.label, "kind": workload.kind, "impl": name, "rope": rope,
                "batch": workload.batch, "seq_q": workload.seq_q, "keys": workload.keys, "limit": limit_name,
                "limit_value": float(np.median(readings)) if limit_name else None, "flops": workload.flops(),
-               "kv_bytes": workload.kv_bytes()}
+               "storage": storage_of.get(name, "f32"), "kv_bytes": workload.kv_bytes(storage_of.get(name, "f32"))}
         if "median_ms" not in result:
             row.update(status="skipped" if "skipped" in result else "error",
                        message=result.get("skipped") or result.get("error"))
@@ -238,16 +265,17 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
         row.update(median_ms=float(np.median(samples[name])), round_ms=samples[name], max_abs_err=err,
                    tolerance=tolerance, status="ok" if ok else "wrong")
         row["gflops"] = workload.flops() / (row["median_ms"] * 1e6)
-        row["kv_gbps"] = workload.kv_bytes() / (row["median_ms"] * 1e6)
+        row["kv_gbps"] = row["kv_bytes"] / (row["median_ms"] * 1e6)
         if limit_name:
             # per round against that round's reading (peers: their one time against the first)
-            rates = [(workload.kv_bytes() if limit_name == "read" else workload.flops()) / (ms * 1e6)
+            rates = [(row["kv_bytes"] if limit_name == "read" else workload.flops()) / (ms * 1e6)
                      for ms in samples[name]]
             row["pct_limit"] = 100 * float(np.median([r / l for r, l in zip(rates, readings)]))
         rows.append(row)
     for r in rows:
         # paged and peers against attnc's contiguous kernel; RoPE rows against their own no-RoPE row.
-        against = {"attnc-rope": "attnc", "onnxruntime-gqa-rope": "onnxruntime-gqa"}.get(r["impl"], "attnc")
+        against = {"attnc-rope": "attnc", "onnxruntime-gqa-rope": "onnxruntime-gqa",
+                   **STORAGE_AGAINST}.get(r["impl"], "attnc")
         if "median_ms" not in r or r["impl"] == "attnc" or against not in samples:
             continue
         pairs = list(zip(samples[r["impl"]], samples[against]))
@@ -294,7 +322,7 @@ def main():
     decode = os.environ.get("BENCH_LLM_DECODE")
     workloads = plan(quick, groups, {tuple(int(n) for n in shape.split("x")) for shape in decode.split(",")}
                      if decode else None)
-    specs = sorted({w.spec(cache, rope) for w in workloads for _, cache, rope in variants(w)})
+    specs = sorted({w.spec(cache, rope, storage) for w in workloads for _, cache, rope, storage in variants(w)})
     library, seconds = kernels.generate(build, specs, os.path.join(out_dir, "kernels_llm"), target)
     print(f"llm kernels: {len(specs)} specs, " + (f"generated in {seconds:.1f} s" if seconds else "reused"), flush=True)
     runner = Runner(build, out_dir, threads, env)

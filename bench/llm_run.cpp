@@ -9,6 +9,10 @@
 // paged kernel (one that takes block_table; P = k_cache's fixed page size) the caches are copied
 // into B·ceil(Smax/P) pages in an order shuffled with PAGE_SEED, block_table naming them. Every
 // call writes the same new tokens at the same positions, so repeated calls time one decode step.
+// Quantized caches (kv_dtype=int8 or fp8_e4m3; contiguous only here) read their codes from
+// k_cache.npy / v_cache.npy as int8 / uint8 and their scales from k_scale.npy / v_scale.npy
+// (f32), as the harness quantized them; bf16 arguments read the f32 files (already rounded to
+// bf16 by the harness) and convert them exactly, and a bf16 `out` comes back as f32.
 // Writes `out` as f32 and prints {"median_ms": ...} as JSON.
 #include <algorithm>
 #include <chrono>
@@ -24,19 +28,32 @@
 #include <vector>
 
 #include "attn/runtime.h"
+#include "bf16_bits.h"
 #include "npy_io.h"
 #include "time_kernel.h"
 
 namespace {
 
-// One kernel argument's storage: f32 or i32 elements, shape outermost first.
+// One kernel argument's storage: f32, i32, bf16 or one-byte elements, shape outermost first.
 struct Tensor {
   attn_dtype dtype = ATTN_F32;
   std::vector<int64_t> shape;
   std::vector<float> f32;
   std::vector<int32_t> i32;
+  std::vector<uint16_t> bf16;
+  std::vector<uint8_t> bytes;  // int8 or uint8 codes
   void *data() {
-    return dtype == ATTN_I32 ? static_cast<void *>(i32.data()) : static_cast<void *>(f32.data());
+    if (dtype == ATTN_I32) return i32.data();
+    if (dtype == ATTN_BF16) return bf16.data();
+    if (dtype == ATTN_I8 || dtype == ATTN_U8) return bytes.data();
+    return f32.data();
+  }
+  // f32 elements converted to bf16 (exact for values the harness rounded to bf16).
+  void to_bf16() {
+    dtype = ATTN_BF16;
+    bf16.resize(f32.size());
+    for (size_t n = 0; n < f32.size(); ++n) bf16[n] = bench_bf16::from_f32(f32[n]);
+    f32 = {};
   }
 };
 
@@ -105,9 +122,18 @@ int main(int argc, char **argv) {
     std::vector<int32_t> order;
     for (size_t i = 0; i < infos.size(); ++i) {
       const std::string name = infos[i].name;
-      if (name == "block_table" || name == "cache_seqlens" ||
-          (infos[i].is_output && name != "k_cache" && name != "v_cache"))
+      if (name == "block_table" || name == "cache_seqlens" || infos[i].is_output == 1) continue;
+      if (infos[i].dtype == ATTN_I8 || infos[i].dtype == ATTN_U8) {
+        if (paged) throw std::runtime_error("quantized caches: this driver times contiguous ones only");
+        bench_npy::ByteArray codes = bench_npy::read_bytes(folder + "/" + name + ".npy",
+                                                           infos[i].dtype == ATTN_I8 ? "'|i1'" : "'|u1'");
+        if (name == "k_cache") batch = codes.shape[0], smax = codes.shape[1];
+        tensors[i].dtype = infos[i].dtype;
+        tensors[i].shape = codes.shape;
+        tensors[i].bytes = std::move(codes.data);
+        note_sizes(i);
         continue;
+      }
       bench_npy::Array array = (name == "k" || name == "v") && !std::ifstream(folder + "/" + name + ".npy")
                                    ? keys_after_call(folder, name, cache_len)
                                    : bench_npy::read(folder + "/" + name + ".npy");
@@ -129,6 +155,7 @@ int main(int argc, char **argv) {
         tensors[i].f32 = std::move(array.data);
         note_sizes(i);
       }
+      if (infos[i].dtype == ATTN_BF16) tensors[i].to_bf16();
     }
     if (index.count("cache_seqlens")) {
       Tensor &t = tensors[index["cache_seqlens"]];
@@ -154,6 +181,7 @@ int main(int argc, char **argv) {
         count *= size;
       }
       t.f32.assign(static_cast<size_t>(count), 0.0f);
+      if (infos[i].dtype == ATTN_BF16) t.to_bf16();
     }
     if (!index.count("out")) throw std::runtime_error("kernel '" + kernel_id + "' has no output 'out'");
     std::vector<attn_arg> args;
@@ -163,7 +191,10 @@ int main(int argc, char **argv) {
                        tensors[i].shape.data(), nullptr}});
     const bench_time::Timing timing = bench_time::time_kernel(kernel, args, warmup, runs);
     const Tensor &out = tensors[index["out"]];
-    bench_npy::write(out_path, {out.shape, out.f32});
+    std::vector<float> out_f32 = out.f32;
+    if (out.dtype == ATTN_BF16)
+      for (uint16_t h : out.bf16) out_f32.push_back(bench_bf16::to_f32(h));
+    bench_npy::write(out_path, {out.shape, out_f32});
     std::printf(
         "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"runs\": %d, \"threads\": %d, \"page_tokens\": %lld, "
         "\"variant\": \"%s\"}\n",

@@ -11,7 +11,8 @@ RATIOS = (("paged16 ÷ contiguous", "attnc-paged16", "attnc"), ("paged128 ÷ con
           ("RoPE ÷ none", "attnc-rope", "attnc"), ("core (no cache) ÷ cache", "attnc-core", "attnc"),
           ("ORT GQA ÷ attnc", "onnxruntime-gqa", "attnc"), ("ORT GQA+rotary ÷ attnc RoPE", "onnxruntime-gqa-rope",
                                                               "attnc-rope"),
-          ("NumPy unfused ÷ attnc", "numpy-unfused", "attnc"))
+          ("NumPy unfused ÷ attnc", "numpy-unfused", "attnc"), ("bf16 cache ÷ f32", "attnc-bf16", "attnc"),
+          ("int8 ÷ bf16 cache", "attnc-int8", "attnc-bf16"), ("fp8 ÷ bf16 cache", "attnc-fp8", "attnc-bf16"))
 
 
 def summary(rows):

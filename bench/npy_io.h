@@ -1,4 +1,5 @@
-// npy_io.h: reads and writes C-order little-endian float32 .npy files for the C++ bench peers.
+// npy_io.h: reads and writes C-order little-endian float32 .npy files for the C++ bench peers
+// (and reads int8 / uint8 ones: quantized caches' codes).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,10 @@ inline std::string header_value(const std::string &header, const std::string &ke
   return header.substr(start, end - start);
 }
 
-inline Array read(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
+// Opens a .npy file and reads its header: the shape (outermost first), after checking that its
+// elements are `descr` ("'<f4'", "'|i1'", "'|u1'") in C order; `in` is left at the data.
+inline std::vector<int64_t> read_header(std::ifstream &in, const std::string &path,
+                                        const std::string &descr) {
   if (!in) throw std::runtime_error("cannot open '" + path + "'");
   char magic[8];
   in.read(magic, 8);
@@ -41,22 +44,49 @@ inline Array read(const std::string &path) {
   }
   std::string header(header_size, '\0');
   in.read(header.data(), header_size);
-  if (header_value(header, "descr") != "'<f4'") throw std::runtime_error("'" + path + "' is not float32");
+  if (header_value(header, "descr") != descr)
+    throw std::runtime_error("'" + path + "' holds " + header_value(header, "descr") + ", not " + descr);
   if (header_value(header, "fortran_order") != "False")
     throw std::runtime_error("'" + path + "' is Fortran order");
-  Array array;
+  std::vector<int64_t> dims;
   const std::string shape = header_value(header, "shape");
-  int64_t count = 1;
   for (size_t i = 1; i < shape.size();) {
     size_t used = 0;
-    if (shape[i] >= '0' && shape[i] <= '9') {
-      array.shape.push_back(std::stoll(shape.substr(i), &used));
-      count *= array.shape.back();
-    }
+    if (shape[i] >= '0' && shape[i] <= '9') dims.push_back(std::stoll(shape.substr(i), &used));
     i += used > 0 ? used : 1;
   }
-  array.data.resize(static_cast<size_t>(count));
-  in.read(reinterpret_cast<char *>(array.data.data()), static_cast<std::streamsize>(count * sizeof(float)));
+  return dims;
+}
+
+inline int64_t element_count(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t n : shape) count *= n;
+  return count;
+}
+
+inline Array read(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  Array array;
+  array.shape = read_header(in, path, "'<f4'");
+  array.data.resize(static_cast<size_t>(element_count(array.shape)));
+  in.read(reinterpret_cast<char *>(array.data.data()),
+          static_cast<std::streamsize>(array.data.size() * sizeof(float)));
+  if (!in) throw std::runtime_error("'" + path + "' is shorter than its shape says");
+  return array;
+}
+
+// One-byte elements: int8 ("'|i1'") or uint8 ("'|u1'") codes of a quantized KV cache.
+struct ByteArray {
+  std::vector<int64_t> shape;  // outermost first
+  std::vector<uint8_t> data;   // C order
+};
+
+inline ByteArray read_bytes(const std::string &path, const std::string &descr) {
+  std::ifstream in(path, std::ios::binary);
+  ByteArray array;
+  array.shape = read_header(in, path, descr);
+  array.data.resize(static_cast<size_t>(element_count(array.shape)));
+  in.read(reinterpret_cast<char *>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
   if (!in) throw std::runtime_error("'" + path + "' is shorter than its shape says");
   return array;
 }

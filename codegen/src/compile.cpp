@@ -14,6 +14,7 @@
 #include "attn/spec_text.h"
 #include "attn/validate.h"
 #include "attnc/arguments.h"
+#include "attnc/core_algorithm.h"
 #include "attnc/emit.h"
 #include "attnc/generator.h"
 #include "attnc/schedule_gpu.h"
@@ -208,6 +209,8 @@ GenerateResult generate_into_staging(const GenerateOptions &o, std::chrono::stea
       }
       v.blocks = whole_row_core(spec);
       if (v.blocks) v.blocks_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_blocks(spec, unit));
+      v.blocks_past_keys =
+          whole_rows_in_bf16(spec, Halide::Target(t)) ? whole_row_max_keys_bf16 : whole_row_max_keys;
       v.packed = packs_head_rows(spec);
       if (v.packed) v.packed_tiles = v.tuned ? v.tiles : core_tiles_text(cpu_tiles_packed(spec, unit));
       // A backward kernel is one pipeline for every shape (pipeline_backward.h), as the block-mask

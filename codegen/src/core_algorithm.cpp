@@ -92,6 +92,10 @@ bool amx_tiles(const Halide::Target &target) {
   return target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::AVX512_SapphireRapids);
 }
 
+bool whole_rows_in_bf16(const attn::Spec &resolved, const Halide::Target &target) {
+  return resolved.dtype == attn::DType::bf16 && (bf16_dot_products(target) || amx_tiles(target));
+}
+
 std::vector<PvKeyInterval> pair_intervals(const std::vector<PvKeyInterval> &intervals) {
   std::vector<PvKeyInterval> out;
   for (const PvKeyInterval &in : intervals) {
@@ -217,7 +221,13 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
 
   // Rows past seq_q (a partial last query tile) read the last row; their results are dropped.
   const Expr query_row = Halide::min(query, seq_q - 1);
-  f.query_tile(row, d, tile, h, b) = in.q(d, h, query_row, b) * score_scale(s, in);
+  Expr query_element = in.q(d, h, query_row, b);
+  if (s.rope != attn::Rope::none) {
+    f.rope_query = Func(in.name_prefix + "rope_query");
+    f.rope_query(d, row, tile, h, b) = query_element;
+    query_element = f.rope_query(d, row, tile, h, b);
+  }
+  f.query_tile(row, d, tile, h, b) = query_element * score_scale(s, in);
   // Keys past seq_k (a partial last key block) read the last key and are masked out. The
   // clamp is in the head's rows themselves, so a schedule that copies them (as the whole-row
   // core's packed copies do) takes it once per copy and pads the rows to whole blocks.

@@ -174,18 +174,18 @@ void write_kernel(std::ostringstream &o, const KernelRecord &k, const std::strin
       call(o, id + "_short" + suffix, n);
       o << ";\n";
     }
+    if (t.blocks && k.q_arg >= 0 && k.k_arg >= 0) {
+      // Past blocks_past_keys the whole-row core streams its head's rows from L3 (tile_config.h).
+      o << "      if (seq_k > " << t.blocks_past_keys << ") return ";
+      call(o, id + "_blocks" + suffix, n);
+      o << ";\n";
+    }
     if (t.packed && k.q_arg >= 0 && k.k_arg >= 0) {
       // runs_packed() in C.
       o << "      if (seq_k <= " << packed_max_keys << " && ((seq_k >= " << packed_min_keys
         << " && tasks >= " << packed_min_tasks << ") || (seq_k >= " << packed_min_keys_many_tasks
         << " && tasks >= " << packed_many_tasks << "))) return ";
       call(o, id + "_packed" + suffix, n);
-      o << ";\n";
-    }
-    if (t.blocks && k.q_arg >= 0 && k.k_arg >= 0) {
-      // Past whole_row_max_keys the whole-row core's rows would outgrow a thread's share of memory.
-      o << "      if (seq_k > " << whole_row_max_keys << ") return ";
-      call(o, id + "_blocks" + suffix, n);
       o << ";\n";
     }
     o << "      return ";

@@ -64,13 +64,15 @@ std::string compute_path(const std::string &spec_text, const std::string &target
       if (amx_tiles(target) && whole_row_core(spec) && amx_row_core(spec))
         return "bf16 AMX tiles (tdpbf16ps) with fp32 sums for QK^T and P.V in the whole-row core (prefill up "
                "to " +
-               std::to_string(whole_row_max_keys) + " keys; mask edges and partial key blocks in vdpbf16ps pairs); elsewhere bf16 converted to fp32";
+               std::to_string(whole_row_max_keys_bf16) +
+               " keys; mask edges and partial key blocks in vdpbf16ps pairs); elsewhere bf16 converted to "
+               "fp32";
       if (bf16_dot_products(target) && spec.form == attn::Form::block)
         return "bf16 dot products (vdpbf16ps) with fp32 sums in the q/k/v projections; the core and "
                "the output projection on fp32 activations";
       if (bf16_dot_products(target) && whole_row_core(spec))
         return "bf16 dot products (vdpbf16ps) with fp32 sums in the whole-row core (prefill up to " +
-               std::to_string(whole_row_max_keys) + " keys); elsewhere bf16 converted to fp32";
+               std::to_string(whole_row_max_keys_bf16) + " keys); elsewhere bf16 converted to fp32";
       return "bf16 converted to fp32, fp32 arithmetic";
     default:
       return "fp32";
@@ -108,7 +110,7 @@ std::string manifest_json(const std::vector<KernelRecord> &kernels, const std::s
       if (!k.variant_tiles[v].short_tiles.empty())
         o << ", \"short_tiles\": " << json_string(k.variant_tiles[v].short_tiles);
       if (k.variant_tiles[v].blocks)
-        o << ", \"block_core_past_keys\": " << whole_row_max_keys
+        o << ", \"block_core_past_keys\": " << k.variant_tiles[v].blocks_past_keys
           << ", \"blocks_tiles\": " << json_string(k.variant_tiles[v].blocks_tiles);
       if (k.variant_tiles[v].packed)
         o << ", \"packed_keys\": [" << packed_min_keys << ", " << packed_max_keys

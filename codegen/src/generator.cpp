@@ -26,7 +26,8 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
   // Core form only: "tiles" (query tiles x key blocks, for prefill), "packed" (the same, each
   // task reading its head's K and V rows from contiguous copies: long keys) or "split_keys" (key
   // chunks in parallel, for decode: few queries, many keys). Specs with whole_row_core() run the
-  // whole-row core for "tiles" and "packed", and the block core for "blocks" (long keys).
+  // whole-row core for "tiles" and "packed", and the block core on copied head rows for "blocks"
+  // (long keys).
   GeneratorParam<std::string> core_path{"core_path", "tiles"};
   // Core tile sizes that replace cpu_tiles()' defaults (core_tiles_text's form; attnc tune).
   GeneratorParam<std::string> tiles_text{"tiles", ""};
@@ -79,7 +80,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
         throw Halide::CompileError("attnc: tiles '" + ctx_.tiles_text + "' for " +
                                    std::to_string(ctx_.unit.lanes) + " lanes: " + problem);
     }
-    ctx_.tiles.pack_head_rows = ctx_.core_path == "packed";
+    ctx_.tiles.pack_head_rows = ctx_.core_path == "packed" || ctx_.core_path == "blocks";
     ctx_.gpu = runs_on_gpu(ctx_.target);
     ctx_.gpu_tiles = gpu_tiles(ctx_.spec);
     for (auto &[name, func] : attnc::build_pipeline(ctx_)) (*outputs_.at(name)) = func;

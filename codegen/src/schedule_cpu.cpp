@@ -28,7 +28,8 @@
 // peak (ONNX Runtime 1.15x, oneDNN 1.28x), W3 1.11x ONNX Runtime, W5 81.1% (2.35x), W6 80.1%
 // (1.53x), W1 causal 2.10x the fastest peer.
 // Since session 14 the block core runs windows, global tokens, random blocks, the block form and
-// keys past whole_row_max_keys; the rest of prefill runs the whole-row core (core_rows.cpp).
+// keys past whole_row_max_keys (2048 since issue 37; tile_config.h); the rest of prefill runs the
+// whole-row core (core_rows.cpp).
 #include "attnc/schedule_cpu.h"
 
 #include <algorithm>
@@ -255,8 +256,18 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   // Checked once, before any output is written.
   for (Halide::Func &check : f.value_checks) check.compute_root();
 
-  // The blocks read K and V in place (head_keys and head_values inline); the packed pipeline,
-  // which copies them per task, runs the whole-row core (core_rows.cpp).
+  // The blocks read K and V in place (head_keys and head_values inline), except in a whole-row
+  // spec's long-key pipeline (<id>_blocks), which copies them per task as the packed whole-row
+  // core does: in [B, S, KVH, D] a head's rows lie a page apart (4 KiB at KVH8 D128), so every
+  // key block's rows missed the TLB and the prefetchers, once per query tile. Intel Xeon
+  // (Sapphire Rapids class), one thread, CPU ms a call, H32 KVH8 D128 causal Sq512 onto 8192
+  // cached keys: in place 1061-1252 (query tile 128: 889-937), copied per task 686-726 (query
+  // tiles 32, 64, 128 alike; register blocks 3 x 8, 4 x 6, PV 8 x 2 and 6 x 4 no better),
+  // copied per key block 935 (tile 64: 797); the whole-row core 1614-1685.
+  if (t.pack_head_rows) {
+    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+    f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
+  }
 
   // Per task: one whole query tile of one head (the algorithm tiles queries: constant extents).
   // Bounded to one tile, the state and the query tile are constant-size stack arrays; unbounded
@@ -267,6 +278,13 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
       .bound_storage(f.h, 1)
       .bound_storage(f.b, 1)
       .vectorize(f.dv, t.pv_vector);
+  // RoPE: q rotated per tile along head_dim, then transposed, as in the whole-row core.
+  if (f.rope_query.defined())
+    f.rope_query.compute_at(f.out, query_block)
+        .bound_storage(f.tile, 1)
+        .bound_storage(f.h, 1)
+        .bound_storage(f.b, 1)
+        .vectorize(f.d, t.head_vector);
   f.query_tile.compute_at(f.out, query_block)
       .bound_storage(f.tile, 1)
       .bound_storage(f.h, 1)
@@ -300,6 +318,18 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
       .reorder(f.over_lanes.x, key_inner, f.i, f.h, key_outer)
       .vectorize(key_inner, lanes)
       .unroll(f.over_lanes.x);
+  // 8- and 16-bit caches: each key group's rows decoded once for all query heads (decoding them
+  // inside each head's dot products did it once per query head: 4x with GQA's groups of 4).
+  // Intel Xeon (Sapphire Rapids class), B1 H32 KVH8 D128 Lk8192, one thread, CPU ms a call:
+  // fp8_e4m3 18.4 -> 8.0, int8 6.5 -> 6.4, bf16 7.4 -> 7.1 (f32 8.4; no peer's 8-bit cache was
+  // timed beside them).
+  if (f.keys.defined()) {
+    const Var kd = f.keys.args()[0], kj = f.keys.args()[2], kb = f.keys.args()[3];
+    f.keys.compute_at(f.scores, key_outer)
+        .bound_storage(kj, t.split_keys_dots)
+        .bound_storage(kb, 1)
+        .vectorize(kd, t.pv_vector);
+  }
   f.dot_lanes.compute_at(f.scores, f.i).vectorize(f.lane);
   f.dot_lanes.update().reorder(f.lane, f.key, f.over_head_vectors.x).vectorize(f.lane).unroll(f.key);
   if (f.has_modifiers)
@@ -327,6 +357,13 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
       .reorder(dv_lane, dv_vec, dv_slice, f.i, f.h, f.over_groups.x)
       .vectorize(dv_lane)
       .unroll(dv_vec);
+  if (f.values.defined()) {
+    const Var vd = f.values.args()[0], vj = f.values.args()[2], vb = f.values.args()[3];
+    f.values.compute_at(f.chunk_pv, f.over_groups.x)
+        .bound_storage(vj, t.split_keys_dots)
+        .bound_storage(vb, 1)
+        .vectorize(vd, t.pv_vector);
+  }
   f.group_pv.compute_at(f.chunk_pv, dv_slice)
       .split(f.dv, dv_vec, dv_lane, t.pv_vector)
       .vectorize(dv_lane)

@@ -61,12 +61,22 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.query = Func("query");
   const Halide::Var d("d");
   f.query(d, i, h, b) = in.q(d, h, i, b) * score_scale(s, in);
+  Func k = in.k, v = in.v;
+  if (s.kv_dtype != attn::KvDType::same || s.dtype != attn::DType::f32) {
+    const Halide::Var g("g"), j("j");
+    f.keys = Func("decoded_keys");
+    f.values = Func("decoded_values");
+    f.keys(d, g, j, b) = in.k(d, g, j, b);
+    f.values(d, g, j, b) = in.v(d, g, j, b);
+    k = f.keys;
+    v = f.values;
+  }
 
   // q . k with lanes along head_dim: each lane sums every lanes-th product, then the lanes add.
   const Expr rd = f.over_head_vectors.x * lanes + lane;
   f.dot_lanes = Func("dot_lanes");
   f.dot_lanes(lane, key, c, i, h, b) = 0.0f;
-  f.dot_lanes(lane, key, c, i, h, b) += f.query(rd, i, h, b) * in.k(rd, h / group, key_row(c, key), b);
+  f.dot_lanes(lane, key, c, i, h, b) += f.query(rd, i, h, b) * k(rd, h / group, key_row(c, key), b);
   f.scores = Func("scores");
   f.scores(key, c, i, h, b) = 0.0f;
   f.scores(key, c, i, h, b) += f.dot_lanes(f.over_lanes.x, key, c, i, h, b);
@@ -105,7 +115,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.group_pv = Func("group_pv");
   f.group_pv(dv, g, c, i, h, b) = 0.0f;
   f.group_pv(dv, g, c, i, h, b) += masked_product(kept(c, group_key), f.pv_probs(group_key, c, i, h, b),
-                                                  in.v(dv, h / group, key_row(c, group_key), b));
+                                                  v(dv, h / group, key_row(c, group_key), b));
   f.chunk_pv = Func("chunk_pv");
   f.chunk_pv(dv, c, i, h, b) = 0.0f;
   f.chunk_pv(dv, c, i, h, b) += f.group_pv(dv, rg, c, i, h, b);

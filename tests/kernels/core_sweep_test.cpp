@@ -72,9 +72,11 @@ const CoreCase long_cases[] = {
     {"heads=4 kv_heads=2 head_dim=16 mask=none", 8, 600, 517, true},
     {"heads=4 kv_heads=2 head_dim=64 mask=causal", 8, 513, 513, false},
     {"heads=3 kv_heads=1 head_dim=32 mask=causal", 10, 100, 700, false},
-    // The last Sk packed (packed_max_keys), and one past it: the block core (whole_row_max_keys).
-    {"heads=2 head_dim=16 mask=causal", 4, 150, 16384, true},
-    {"heads=2 head_dim=16 mask=none", 4, 150, 16385, false},
+    // The last Sk of the whole-row core (whole_row_max_keys), and past it: the block core on
+    // copied head rows (GQA and fewer queries than keys among them).
+    {"heads=2 head_dim=16 mask=causal", 4, 150, 2048, true},
+    {"heads=2 head_dim=16 mask=none", 4, 150, 2049, false},
+    {"heads=4 kv_heads=2 head_dim=64 mask=causal", 2, 300, 2101, false},
     // The same with one task (never packed).
     {"heads=2 head_dim=16 mask=causal", 1, 70, 16400, true},
 };

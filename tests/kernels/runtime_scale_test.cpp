@@ -109,7 +109,7 @@ TEST_CASE("runtime scale: given or left out, against the fp64 reference") {
 }
 
 TEST_CASE("runtime scale: past the whole-row core's key limit (the block-core pipeline)") {
-  // 16400 keys > whole_row_max_keys: the whole-row spec's entry runs its block-core pipeline.
+  // 16400 keys > whole_row_max_keys (2048): the whole-row spec's entry runs its block-core pipeline.
   const char *text = runtime_scale_specs[0];
   check_case(ScaleCase{text, 1, 11, 16400, false, std::nullopt, false});
   check_case(ScaleCase{text, 1, 11, 16400, false, -0.45f, true});

@@ -48,6 +48,10 @@ bool bf16_dot_products(const Halide::Target &target);
 // products each, Sapphire Rapids and later): Halide's AVX512_SapphireRapids feature.
 bool amx_tiles(const Halide::Target &target);
 
+// Whether a bf16 spec's whole-row core may multiply in bf16 on the target (pairs or AMX tiles):
+// its calls stay on that core up to whole_row_max_keys_bf16 keys (tile_config.h).
+bool whole_rows_in_bf16(const attn::Spec &resolved, const Halide::Target &target);
+
 // The per-key-block stages of one sweep over key blocks. A mask whose kept keys form several
 // spans (window | global, say) gets one sweep per span, each an update of the state with its
 // own trimmed block loop, so the blocks between the spans are never computed.
@@ -87,6 +91,9 @@ struct CoreFuncs {
   // Queries are the innermost (vector) dim of the per-block stages: one broadcast key element
   // feeds a vector of queries, and the softmax's max and sum stay vertical (no shuffles).
   Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  // rope specs: rope_query(d, row, tile, h, b), the tile's q rows rotated before their transpose
+  // (with head_dim the vector: the angles and partners read whole vectors); else undefined.
+  Halide::Func rope_query;
   // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
   // Keys past seq_k read the last key (clamped here, so a copy of the rows pads whole blocks).
   Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)

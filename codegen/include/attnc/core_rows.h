@@ -50,6 +50,9 @@ struct RowsFuncs {
   Halide::Func
       prob_pairs;  // prob_pairs(pair, row, key_pair, tile, h, b) = bf16(probs(row, 2 key_pair + pair))
   Halide::Func query_tile;   // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  // rope specs: rope_query(d, row, tile, h, b), the tile's q rows rotated before their transpose
+  // (with head_dim the vector: the angles and partners read whole vectors); else undefined.
+  Halide::Func rope_query;
   Halide::Func head_keys;    // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
   Halide::Func head_values;  // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
   Halide::Func scores;       // scores(row, key, tile, h, b): scaled q . k (+ the mask, no modifiers)

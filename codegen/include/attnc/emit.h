@@ -18,7 +18,8 @@ struct VariantTiles {
   int short_query_tile = 0, short_key_block = 0;
   bool packed = false;       // a packed pipeline (head rows copied): packed_min/max_keys
   std::string packed_tiles;  // its tiles: cpu_tiles_packed's, or the tuned ones
-  bool blocks = false;       // whole-row spec: a block-core pipeline for Sk > whole_row_max_keys
+  bool blocks = false;       // whole-row spec: a block-core pipeline for Sk > blocks_past_keys
+  int blocks_past_keys = 0;  // whole_row_max_keys, or whole_row_max_keys_bf16 (tile_config.h)
   std::string blocks_tiles;  // its tiles: cpu_tiles_blocks', or the tuned ones
   bool gpu = false;          // a CUDA or OpenCL variant: one pipeline (gpu_tiles()), outputs copied back
 };
@@ -40,7 +41,7 @@ struct KernelRecord {
   // (0: none), and a third, <id>_short_v<i>, where the variant has short tiles and they win for
   // the call's Sq x Sk (short_tiles_win), and a fourth, <id>_packed_v<i>, where the variant is
   // packed and runs_packed(Sk, B * heads) holds (tile_config.h), and a fifth, <id>_blocks_v<i>,
-  // for Sk > whole_row_max_keys where the variant's main pipeline is the whole-row core. The
+  // for Sk > blocks_past_keys where the variant's main pipeline is the whole-row core. The
   // entry reads Sq, Sk and B from the q and k buffers (args[q_arg], args[k_arg]; dims 2 and 3
   // in Halide order).
   int split_keys_max_queries = 0;

@@ -22,6 +22,10 @@ struct SplitKeysFuncs {
   Halide::RDom over_group;         // keys of one PV key group
   Halide::RDom over_groups;        // key groups of a chunk, trimmed like over_chunk
   Halide::Func query;              // query(d, i, h, b): q * scale
+  // A cache stored in 8 or 16 bits (kv_dtype int8 / fp8_e4m3, dtype bf16 / f16): its K and V rows
+  // decoded to f32 once per KV head and key group, for every query head of the group to read
+  // (keys(d, g, j, b), values(dv, g, j, b)); undefined for f32 storage, which the heads read as is.
+  Halide::Func keys, values;
   Halide::Func dot_lanes;          // dot_lanes(lane, key, c, i, h, b): q . k, per lane
   Halide::Func scores;             // scores(key, c, i, h, b): q . k
   Halide::Func logits;             // logits(key, c, i, h, b): after the modifiers

@@ -122,11 +122,21 @@ bool amx_row_core(const attn::Spec &resolved);
 // head_dim_v (one tile of sums); the keys left to vector FMAs take the same 16 x 1 register block.
 CpuTiles amx_core_tiles(CpuTiles tiles);
 
-// The whole-row core holds query_tile x Sk scores and probabilities per thread (256 bytes per
-// key at 32 queries: 4 MiB at 16384 keys, 8 MiB more per thread at 32768). Past this many keys
-// those specs run the block core instead (<id>_blocks_v<i>), whose memory does not grow with Sk
-// beyond the packed copies, so a call's extra memory stays O(Sk) with a small constant.
-constexpr int whole_row_max_keys = 16384;
+// Past this many keys a whole-row spec's calls run the block core on its head's K and V rows
+// copied per task (<id>_blocks_v<i>): the whole-row core's P.V register blocks each sweep the
+// head's V rows over all keys, and its rows of scores and probabilities are 256 bytes a key, so
+// past L2 (2 MiB here) it streams them from L3 once per register block. Intel Xeon (Sapphire
+// Rapids class, AVX-512 variant, 2 shared vCPUs), one thread, CPU ms a call, interleaved
+// (2026-12-05): H32 KVH8 D128 causal Sq512 onto a cache, whole-row / blocks: Lk 2048 149 / 147,
+// Lk 4096 532 / 328, Lk 8704 1662 / 724; H12 D64 causal Sq = Sk 2048 60.4 / 61.3, 4096 265 / 238.
+// The block core's memory does not grow with Sk beyond the packed copies (Sk * (D + Dv) * 4
+// bytes per task): W2 (H8 D64 causal) at 32768 keys peaks 48 MiB higher than the unpacked block
+// core did, and runs 2.06x faster.
+constexpr int whole_row_max_keys = 2048;
+// Whole-row cores that multiply bf16 (vdpbf16ps pairs, AMX tiles) keep their calls up to 16384
+// keys, as before: past 2048 keys their long calls would convert to fp32 in the block core,
+// which was not measured against them.
+constexpr int whole_row_max_keys_bf16 = 16384;
 
 // The packed pipeline's tiles: cpu_tiles()' with pack_head_rows. That pipeline runs the
 // whole-row core (core_rows.h), which has no key blocks: key_block only pads the other cores.
