@@ -45,3 +45,21 @@ function(attnc_add_label_targets)
   list(SORT labels)
   set_property(GLOBAL PROPERTY ATTNC_TEST_LABELS "${labels}")
 endfunction()
+
+# PoCL runs the OpenCL suites on the CPU with a thread per core by default; its work-group threads
+# wait on each other, so beside the builds that run inside tests (arm_build, sanitize_build) they
+# crawled: kernels_opencl_random_sweep_test took 196 s in a fresh clone's make test against 6 s
+# alone, the opencl label 692 s of the run's 1037. One PoCL thread per test is as fast alone (the six
+# largest opencl suites, ctest -j2: 25.2 s against 27.0) and does not crawl beside a build.
+function(attnc_pocl_one_thread)
+  _attnc_directories("${PROJECT_SOURCE_DIR}" dirs)
+  foreach(dir IN LISTS dirs)
+    get_property(tests DIRECTORY "${dir}" PROPERTY TESTS)
+    foreach(test IN LISTS tests)
+      get_property(test_labels TEST ${test} DIRECTORY "${dir}" PROPERTY LABELS)
+      if("opencl" IN_LIST test_labels)
+        set_property(TEST ${test} DIRECTORY "${dir}" APPEND PROPERTY ENVIRONMENT POCL_MAX_PTHREAD_COUNT=1)
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
