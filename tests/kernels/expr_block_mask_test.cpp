@@ -18,12 +18,7 @@ namespace {
 
 using namespace attnc::test;
 
-struct Shape {
-  int batch, seq_q, seq_k;
-};
-std::ostream &operator<<(std::ostream &os, const Shape &s) {
-  return os << "B=" << s.batch << " Sq=" << s.seq_q << " Sk=" << s.seq_k;
-}
+using Shape = CallShape;
 
 // Around the 128 x 128 blocks and the cores' tiles; Sq > Sk gives causal rows with no key.
 constexpr Shape shapes[] = {{2, 1, 1},     {1, 5, 300},   {2, 300, 300},

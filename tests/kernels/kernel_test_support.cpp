@@ -582,25 +582,35 @@ void run_and_check(const attn::Spec &spec, const attn_kernel *kernel, Call &call
   }
 }
 
-int64_t run_and_check_nonfinite(const attn::Spec &spec, const attn_kernel *kernel, Call &call) {
-  const attn_status status = call.run(kernel);
-  INFO("attn_run: ", status_name(status), ": ", last_error());
-  REQUIRE(status == ATTN_OK);
-  const Expected expected = expected_result(spec, call);
+void check_lse_nonfinite(const attn::Spec &spec, const Call &call, const Expected &expected) {
+  if (!spec.lse) return;
+  const Tensor &lse = call.tensors.at("lse");
+  const NonfiniteComparison l =
+      compare_nonfinite([&](int64_t n) { return lse.logical(n); }, expected.exact_lse, expected.naive_lse);
+  CAPTURE(l);
+  CHECK(l.pass());
+}
+
+int64_t check_nonfinite(const attn::Spec &spec, const Call &call, const Expected &expected) {
   const Tensor &out = call.tensors.at("out");
   const NonfiniteComparison c =
       compare_nonfinite([&](int64_t n) { return out.logical(n); }, expected.exact, expected.naive);
   CAPTURE(c);
   CHECK(c.pass());
   CHECK(out.padding_intact());
-  if (spec.lse) {
-    const Tensor &lse = call.tensors.at("lse");
-    const NonfiniteComparison l =
-        compare_nonfinite([&](int64_t n) { return lse.logical(n); }, expected.exact_lse, expected.naive_lse);
-    CAPTURE(l);
-    CHECK(l.pass());
-  }
+  check_lse_nonfinite(spec, call, expected);
   return c.finite;
+}
+
+std::ostream &operator<<(std::ostream &os, const CallShape &s) {
+  return os << "B=" << s.batch << " Sq=" << s.seq_q << " Sk=" << s.seq_k;
+}
+
+int64_t run_and_check_nonfinite(const attn::Spec &spec, const attn_kernel *kernel, Call &call) {
+  const attn_status status = call.run(kernel);
+  INFO("attn_run: ", status_name(status), ": ", last_error());
+  REQUIRE(status == ATTN_OK);
+  return check_nonfinite(spec, call, expected_result(spec, call));
 }
 
 Expected probs_expected(const Expected &expected) {

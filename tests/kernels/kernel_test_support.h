@@ -223,9 +223,19 @@ NonfiniteComparison compare_nonfinite(Got got, const std::vector<double> &exact,
 // Runs the call (it must succeed) and checks out, and lse and probs when the spec has them, against the
 // reference with the pass rules above, as doctest CHECKs (the caller's CAPTUREs show on failure).
 void run_and_check(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
-// Runs the call and checks out (and lse) against the reference under compare_nonfinite's rule,
+// Checks a call's lse (when the spec has one) against the reference under compare_nonfinite's rule.
+void check_lse_nonfinite(const attn::Spec &resolved, const Call &call, const Expected &expected);
+// Checks out (and lse) of a call that ran against the reference under compare_nonfinite's rule,
 // out's padding untouched: for inputs holding NaN or Inf. Returns out's finite elements.
+int64_t check_nonfinite(const attn::Spec &resolved, const Call &call, const Expected &expected);
+// Runs the call (it must succeed), then check_nonfinite.
 int64_t run_and_check_nonfinite(const attn::Spec &resolved, const attn_kernel *kernel, Call &call);
+
+// A call's batch and sequence lengths, as suites list the shapes they run.
+struct CallShape {
+  int batch, seq_q, seq_k;
+};
+std::ostream &operator<<(std::ostream &os, const CallShape &s);
 
 // The ids of the listed specs that are not linked, and of the linked kernels not listed: both empty
 // when a suite's spec list and its CMake list agree.
