@@ -310,13 +310,18 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
       .vectorize(f.dv, t.pv_vector);
   f.query.compute_root().vectorize(f.query.args()[0], lanes);
 
-  // q . k: split_keys_dots keys at a time, one accumulator vector each along head_dim, for
-  // every query and head before the next keys.
-  f.scores.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
+  // q . k: split_keys_dots keys at a time for split_keys_heads query heads of one KV head, one
+  // accumulator vector each along head_dim, for every query before the next keys; the heads of a
+  // group read each K vector once (from a register) for all of them. P.V below likewise.
+  const int heads = t.split_keys_heads, dots = t.split_keys_dots;
+  Var kv_head("kv_head"), group_head("group_head");
+  f.scores.compute_at(f.partial, task).vectorize(f.key, std::min(lanes, dots), TailStrategy::GuardWithIf);
   f.scores.update()
-      .split(f.key, key_outer, key_inner, t.split_keys_dots, TailStrategy::GuardWithIf)
-      .reorder(f.over_lanes.x, key_inner, f.i, f.h, key_outer)
-      .vectorize(key_inner, lanes)
+      .split(f.key, key_outer, key_inner, dots, TailStrategy::GuardWithIf)
+      .split(f.h, kv_head, group_head, heads)
+      .reorder(f.over_lanes.x, key_inner, group_head, f.i, kv_head, key_outer)
+      .vectorize(key_inner, std::min(lanes, dots))
+      .unroll(group_head)
       .unroll(f.over_lanes.x);
   // 8- and 16-bit caches: each key group's rows decoded once for all query heads (decoding them
   // inside each head's dot products did it once per query head: 4x with GQA's groups of 4).
@@ -326,12 +331,16 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   if (f.keys.defined()) {
     const Var kd = f.keys.args()[0], kj = f.keys.args()[2], kb = f.keys.args()[3];
     f.keys.compute_at(f.scores, key_outer)
-        .bound_storage(kj, t.split_keys_dots)
+        .bound_storage(kj, dots)
         .bound_storage(kb, 1)
         .vectorize(kd, t.pv_vector);
   }
   f.dot_lanes.compute_at(f.scores, f.i).vectorize(f.lane);
-  f.dot_lanes.update().reorder(f.lane, f.key, f.over_head_vectors.x).vectorize(f.lane).unroll(f.key);
+  f.dot_lanes.update()
+      .reorder(f.lane, f.key, f.h, f.over_head_vectors.x)
+      .vectorize(f.lane)
+      .unroll(f.key)
+      .unroll(f.h);
   if (f.has_modifiers)
     f.logits.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
   f.chunk_max.compute_at(f.partial, task);
@@ -343,36 +352,42 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
     f.pv_probs.compute_at(f.partial, task).vectorize(f.key, lanes, TailStrategy::GuardWithIf);
   }
 
-  // P.V: per key group (split_keys_dots keys, as for q . k), every head and query sums the
-  // group's rows of V into split_keys_pv_vectors registers, then adds them to the chunk's (it
+  // P.V: per key group (split_keys_dots keys, as for q . k), split_keys_heads query heads of one
+  // KV head sum the group's rows of V into split_keys_pv_vectors registers each (a V vector
+  // loaded once for all of them), then add them to the chunk's (it
   // was read, FMA'd and written back per key: two loads and a store per FMA). The lane sums of
   // q . k are unrolled (a constant shuffle instead of a strided read of dot_lanes). W4, 2 threads,
   // 10 interleaved rounds (2026-12-03): 7.52 -> 7.38 ms (PV groups) -> 6.90 ms (both), 19.4 GB/s
   // of K and V against 22.2 GB/s read by bench/read_bandwidth beside it.
   Var dv_slice("dv_slice");
+  const int pv_vectors = t.split_keys_pv_vectors;
   f.chunk_pv.compute_at(f.partial, task).vectorize(f.dv, t.pv_vector);
   f.chunk_pv.update()
-      .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.split_keys_pv_vectors)
+      .split(f.dv, dv_slice, dv_rest, t.pv_vector * pv_vectors)
       .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, dv_slice, f.i, f.h, f.over_groups.x)
+      .split(f.h, kv_head, group_head, heads)
+      .reorder(dv_lane, dv_vec, group_head, dv_slice, f.i, kv_head, f.over_groups.x)
       .vectorize(dv_lane)
-      .unroll(dv_vec);
+      .unroll(dv_vec)
+      .unroll(group_head);
   if (f.values.defined()) {
     const Var vd = f.values.args()[0], vj = f.values.args()[2], vb = f.values.args()[3];
     f.values.compute_at(f.chunk_pv, f.over_groups.x)
-        .bound_storage(vj, t.split_keys_dots)
+        .bound_storage(vj, dots)
         .bound_storage(vb, 1)
         .vectorize(vd, t.pv_vector);
   }
   f.group_pv.compute_at(f.chunk_pv, dv_slice)
       .split(f.dv, dv_vec, dv_lane, t.pv_vector)
       .vectorize(dv_lane)
-      .unroll(dv_vec);
+      .unroll(dv_vec)
+      .unroll(f.h);
   f.group_pv.update()
       .split(f.dv, dv_vec, dv_lane, t.pv_vector)
-      .reorder(dv_lane, dv_vec, f.over_group.x)
+      .reorder(dv_lane, dv_vec, f.h, f.over_group.x)
       .vectorize(dv_lane)
-      .unroll(dv_vec);
+      .unroll(dv_vec)
+      .unroll(f.h);
 
   // The combine: per (query, batch), every head and chunk.
   f.out.compute_root()

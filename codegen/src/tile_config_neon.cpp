@@ -47,6 +47,7 @@ CpuTiles neon_tiles_blocks(const attn::Spec &s) {
   t.split_keys_lanes = lanes_dividing(s.head_dim, neon_vectors.lanes);
   t.split_keys_pv_vectors = 8;
   while (dv_vectors % t.split_keys_pv_vectors != 0) t.split_keys_pv_vectors /= 2;
+  t.split_keys_heads = 1;
   t.split_keys_max_queries = 8;
   // Projections: 4 tokens x 4 vectors (16 features) = 16 accumulators, 4 weight vectors and a
   // broadcast: 21 of 32. The projection schedule loads two vectors of a panel at a time

@@ -1,7 +1,7 @@
 # The quantized KV cache kernels (issue 37: kv_dtype=int8, fp8_e4m3), this machine's variant only;
 # keep in step with kv_quant_specs.h.
 set(attnc_kv_quant_specs
-    "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=contiguous kv_dtype=int8 rope=neox rope_dim=8 lse=true"
+    "heads=8 kv_heads=2 head_dim=16 mask=causal kv_cache=contiguous kv_dtype=int8 rope=neox rope_dim=8 lse=true"
     "heads=3 kv_heads=1 head_dim=24 head_dim_v=8 mask=window(5,0) kv_cache=paged(4) kv_dtype=int8 dtype=bf16 lse=true"
     "heads=4 kv_heads=2 head_dim=16 mask=window(5,0) kv_cache=paged(8) kv_dtype=fp8_e4m3 rope=interleaved lse=true"
     "heads=2 head_dim=16 mask=causal kv_cache=contiguous kv_dtype=fp8_e4m3 dtype=bf16")

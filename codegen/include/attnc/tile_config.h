@@ -37,6 +37,7 @@ struct CpuTiles {
   int split_keys_lanes;        // split-keys core: lanes of the q . k partial sums along head_dim
                                // and of its per-key loops (divides head_dim, <= 8)
   int split_keys_dots;         // split-keys core: keys per q . k register block and per P.V key group
+  int split_keys_heads;        // split-keys core: query heads of one KV head in each register block
   int split_keys_pv_vectors;   // split-keys core: head_dim_v vectors of the P.V register block
   int split_keys_max_queries;  // the split-keys core runs when Sq is at most this
   int proj_rows;               // rows (tokens) of a projection register block
