@@ -314,8 +314,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
     }
     return r;
   };
-  // A block the run-time block mask calls full runs in a sweep of its own whose logits and P.V
-  // never evaluate the mask_mod.
+  // A block the mask_mod keeps whole (by the run-time block mask, or provably by its interval
+  // bounds) runs in a sweep of its own whose logits and P.V never evaluate the mask_mod.
   const MaskInputs whole_blocks_masks = without_mask_mod(in.masks);
   const MaskInputs whole_blocks_unchecked = without_mask_mod(unchecked.masks);
 
@@ -324,7 +324,22 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   } else {
     f.state(dv, row, tile, h, b) = Halide::Tuple(no_key, 0.0f, 0.0f);
   }
-  const bool split_whole = in.masks.block_mask.defined();
+  // Whether interval arithmetic can prove the mask_mod true on some block (expr_bounds.h): on a
+  // block of unknown rows and keys its `always` does not fold to false (it does for a mask_mod of
+  // captured tensors, which the run-time block mask classifies instead).
+  bool provably_true_somewhere = false;
+  if (in.masks.mask_mod_block) {
+    const Halide::Var q_lo("any_q_lo"), i_lo("any_i_lo"), k_lo("any_k_lo");
+    const PairBlock any{q_lo, q_lo + query_tile - 1,
+                        i_lo, i_lo + query_tile - 1,
+                        k_lo, k_lo + key_block - 1,
+                        h,    h / group,
+                        b,    seq_q,
+                        seq_k};
+    provably_true_somewhere =
+        !Halide::Internal::is_const_zero(Halide::Internal::simplify(in.masks.mask_mod_block(any).always));
+  }
+  const bool split_whole = in.masks.block_mask.defined() || provably_true_somewhere;
   for (size_t sweep = 0; sweep < spans.spans.size() * (split_whole ? 2 : 1); ++sweep) {
     const size_t n = split_whole ? sweep / 2 : sweep;
     const bool whole = split_whole && sweep % 2 == 1;
@@ -350,6 +365,7 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
       for (size_t earlier = 0; earlier < n; ++earlier) visit = visit && !in_span(spans.spans[earlier]);
       w.over_blocks.where(untrimmed(visit));
     }
+    Expr always = Halide::Internal::const_false();
     if (in.masks.mask_mod_block) {
       // A block where the mask_mod is provably false for every pair (interval arithmetic on this
       // tile's rows, this head and batch, the block's keys: expr_bounds.h) is never computed.
@@ -360,13 +376,21 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
                             h,         h / group,
                             b,         seq_q,
                             seq_k};
-      w.over_blocks.where(untrimmed(!in.masks.mask_mod_block(pairs).never));
+      const BlockTruth truth = in.masks.mask_mod_block(pairs);
+      w.over_blocks.where(untrimmed(!truth.never));
+      if (provably_true_somewhere) always = truth.always;
     }
     if (split_whole) {
-      // The run-time block mask: empty blocks in neither sweep, full ones in the whole sweep.
-      const BlockClass c = kernel_block_class(in.masks.block_mask, tile * query_tile, query_tile,
-                                              rkb * key_block, key_block, seq_q, seq_k, h, b);
-      w.over_blocks.where(whole ? c.full : !c.empty && !c.full);
+      // Blocks the mask_mod provably keeps whole, and those the run-time block mask calls full, go
+      // to the whole sweep; the block mask's empty blocks to neither.
+      Expr full = always, empty = Halide::Internal::const_false();
+      if (in.masks.block_mask.defined()) {
+        const BlockClass c = kernel_block_class(in.masks.block_mask, tile * query_tile, query_tile,
+                                                rkb * key_block, key_block, seq_q, seq_k, h, b);
+        full = full || c.full;
+        empty = c.empty;
+      }
+      w.over_blocks.where(untrimmed(whole ? full : !empty && !full));
     }
     w.scores = Func(in.name_prefix + "scores" + suffix);
     w.logits = Func(in.name_prefix + "logits" + suffix);
