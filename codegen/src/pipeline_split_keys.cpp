@@ -17,7 +17,7 @@ AttendedRows attend_split_keys(const PipelineContext &ctx, const CoreInputs &in,
   }
   const CpuTiles &t = ctx.tiles;
   SplitKeysFuncs split =
-      define_split_keys(in, core, t.split_keys_chunk, t.split_keys_dots, t.split_keys_lanes);
+      define_split_keys(in, core, t.split_keys_chunk, t.split_keys_dots, t.split_keys_lanes, t.vector_width);
   schedule_split_keys_cpu(split, t);
   return {split.out, split.with_lse};
 }

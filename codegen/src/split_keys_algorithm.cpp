@@ -13,7 +13,7 @@ using Halide::Func;
 using Halide::RDom;
 
 SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &s, int chunk_keys,
-                                 int group_keys, int lanes) {
+                                 int group_keys, int lanes, int reduce_lanes) {
   SplitKeysFuncs f;
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   const Halide::Var &dv = f.dv, &lane = f.lane, &key = f.key, &c = f.c, &i = f.i, &h = f.h, &b = f.b;
@@ -39,7 +39,9 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.over_chunks = RDom(0, (seq_k + chunk_keys - 1) / chunk_keys, "over_chunks");
   f.over_group = RDom(0, group_keys, "over_group");
   f.over_groups = RDom(0, chunk_keys / group_keys, "over_groups");
-  const Expr rk = f.over_chunk.x, rg = f.over_groups.x;
+  f.over_rows = RDom(0, chunk_keys / reduce_lanes, "over_rows");
+  f.over_reduce_lanes = RDom(0, reduce_lanes, "over_reduce_lanes");
+  const Expr rk = f.over_chunk.x, rg = f.over_groups.x, rr = f.over_rows.x;
 
   // Only keys < Sk inside the hull of the spans the mask may keep for any of the queries; the
   // predicate reads the length inputs directly so Halide lifts it into the loop bounds.
@@ -49,14 +51,17 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
       key_spans(s.mask, s.mask_block, first_query, first_query + seq_q - 1, b, seq_k, unchecked.masks);
   // A key group is visited when any of its keys is.
   const Expr group_first = key_pos(c, rg * group_keys), group_last = group_first + (group_keys - 1);
-  Expr visit = key_pos(c, rk) < seq_k, visit_group = group_first < seq_k;
+  const Expr row_first = key_pos(c, rr * reduce_lanes), row_last = row_first + (reduce_lanes - 1);
+  Expr visit = key_pos(c, rk) < seq_k, visit_group = group_first < seq_k, visit_row = row_first < seq_k;
   if (spans.bounded) {
     const KeySpan hull = span_hull(spans.spans);
     visit = visit && key_pos(c, rk) >= hull.first && key_pos(c, rk) <= hull.last;
     visit_group = visit_group && group_last >= hull.first && group_first <= hull.last;
+    visit_row = visit_row && row_last >= hull.first && row_first <= hull.last;
   }
   f.over_chunk.where(visit);
   f.over_groups.where(visit_group);
+  f.over_rows.where(visit_row);
 
   f.query = Func("query");
   const Halide::Var d("d");
@@ -88,8 +93,20 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
 
   f.chunk_max = Func("chunk_max");
   f.chunk_max(c, i, h, b) = no_key;
-  f.chunk_max(c, i, h, b) =
-      sticky_max(f.chunk_max(c, i, h, b), Halide::select(kept(c, rk), f.logits(rk, c, i, h, b), no_key));
+  if (reduce_lanes > 1) {
+    // Keys of a visited row outside the hull or past Sk are not kept (and read a valid row).
+    const Expr row_key = rr * reduce_lanes + lane;
+    f.lane_max = Func("lane_max");
+    f.lane_max(lane, c, i, h, b) = no_key;
+    f.lane_max(lane, c, i, h, b) =
+        sticky_max(f.lane_max(lane, c, i, h, b),
+                   Halide::select(kept(c, row_key), f.logits(row_key, c, i, h, b), no_key));
+    f.chunk_max(c, i, h, b) =
+        sticky_max(f.chunk_max(c, i, h, b), f.lane_max(f.over_reduce_lanes.x, c, i, h, b));
+  } else {
+    f.chunk_max(c, i, h, b) =
+        sticky_max(f.chunk_max(c, i, h, b), Halide::select(kept(c, rk), f.logits(rk, c, i, h, b), no_key));
+  }
 
   f.probs = Func("probs");
   f.probs(key, c, i, h, b) =
@@ -97,7 +114,14 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
 
   f.chunk_sum = Func("chunk_sum");
   f.chunk_sum(c, i, h, b) = 0.0f;
-  f.chunk_sum(c, i, h, b) += f.probs(rk, c, i, h, b);
+  if (reduce_lanes > 1) {
+    f.lane_sum = Func("lane_sum");
+    f.lane_sum(lane, c, i, h, b) = 0.0f;
+    f.lane_sum(lane, c, i, h, b) += f.probs(rr * reduce_lanes + lane, c, i, h, b);
+    f.chunk_sum(c, i, h, b) += f.lane_sum(f.over_reduce_lanes.x, c, i, h, b);
+  } else {
+    f.chunk_sum(c, i, h, b) += f.probs(rk, c, i, h, b);
+  }
   // Dropout scales what P.V multiplies, not the sums: kept probabilities grow by 1 / (1 - p).
   f.pv_probs = f.probs;
   if (in.dropout.on()) {

@@ -26,12 +26,17 @@ struct SplitKeysFuncs {
   // decoded to f32 once per KV head and key group, for every query head of the group to read
   // (keys(d, g, j, b), values(dv, g, j, b)); undefined for f32 storage, which the heads read as is.
   Halide::Func keys, values;
-  Halide::Func dot_lanes;          // dot_lanes(lane, key, c, i, h, b): q . k, per lane
-  Halide::Func scores;             // scores(key, c, i, h, b): q . k
-  Halide::Func logits;             // logits(key, c, i, h, b): after the modifiers
-  Halide::Func chunk_max;          // chunk_max(c, i, h, b): max kept logit, or no_key_score
-  Halide::Func probs;              // probs(key, c, i, h, b): exp(logit - chunk_max), 0 if masked
-  Halide::Func chunk_sum;          // chunk_sum(c, i, h, b)
+  Halide::Func dot_lanes;  // dot_lanes(lane, key, c, i, h, b): q . k, per lane
+  Halide::Func scores;     // scores(key, c, i, h, b): q . k
+  Halide::Func logits;     // logits(key, c, i, h, b): after the modifiers
+  // With reduce_lanes > 1 (CPU): the chunk's max and sum first per lane, lane l over keys
+  // l, l + reduce_lanes, ... (vectorized), then over the lanes; undefined otherwise.
+  Halide::RDom over_rows;           // rows of reduce_lanes keys, trimmed like over_groups
+  Halide::RDom over_reduce_lanes;   // the lanes of lane_max / lane_sum
+  Halide::Func lane_max, lane_sum;  // lane_max(lane, c, i, h, b), lane_sum(lane, c, i, h, b)
+  Halide::Func chunk_max;           // chunk_max(c, i, h, b): max kept logit, or no_key_score
+  Halide::Func probs;               // probs(key, c, i, h, b): exp(logit - chunk_max), 0 if masked
+  Halide::Func chunk_sum;           // chunk_sum(c, i, h, b)
   // pv_probs(key, c, i, h, b): what P.V multiplies: probs times dropout's keep factor (from the
   // words in `dropout`) where the spec drops, else probs itself.
   Halide::Func pv_probs;
@@ -49,8 +54,8 @@ struct SplitKeysFuncs {
   int query_group = 1;  // query heads per KV head: h reads K and V of KV head h / query_group
 };
 
-// lanes divides head_dim; group_keys divides chunk_keys.
+// lanes divides head_dim; group_keys and reduce_lanes divide chunk_keys.
 SplitKeysFuncs define_split_keys(const CoreInputs &in, const attn::Spec &resolved, int chunk_keys,
-                                 int group_keys, int lanes);
+                                 int group_keys, int lanes, int reduce_lanes = 1);
 
 }  // namespace attnc
