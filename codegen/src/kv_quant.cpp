@@ -34,6 +34,13 @@ Expr f32_from_e4m3(const Expr &byte) {
                         normal);
 }
 
+Expr f32_from_e4m3_by_f16(const Expr &byte) {
+  const Expr c = Halide::cast<uint16_t>(byte), magnitude = c & Expr(uint16_t{0x7f});
+  const Expr half_bits = ((c & Expr(uint16_t{0x80})) << 8) | (magnitude << 7);
+  const Expr scaled = Halide::cast<float>(Halide::reinterpret(Halide::Float(16), half_bits)) * 256.0f;
+  return Halide::select(magnitude == Expr(uint16_t{e4m3_nan}), nan_f32(), scaled);
+}
+
 Expr e4m3_from_f32(const Expr &value) {
   const Expr bits = Halide::reinterpret<uint32_t>(value);
   const Expr sign = Halide::cast<uint8_t>((bits >> 31) << 7), a = bits & Expr(0x7fffffffu);
@@ -49,13 +56,17 @@ Expr e4m3_from_f32(const Expr &value) {
   return sign | magnitude;
 }
 
-Func dequantized(const Func &codes, const Func &scale, attn::KvDType kv_dtype, const std::string &name) {
+Func dequantized(const Func &codes, const Func &scale, attn::KvDType kv_dtype, const std::string &name,
+                 bool f16_conversion) {
   Halide::Var d("d"), g("g"), j("j"), b("b");
   Func values(name);
   if (kv_dtype == attn::KvDType::int8) {
     values(d, g, j, b) = Halide::cast<float>(codes(d, g, j, b)) * scale(g, j, b);
   } else if (kv_dtype == attn::KvDType::fp8_e4m3) {
-    values(d, g, j, b) = f32_from_e4m3(codes(d, g, j, b)) * scale();
+    // Intel Xeon (Sapphire Rapids class), B1 H32 KVH8 Lk8192 decode, 2 threads: the integer
+    // decoding took 3.58 ms against 2.31 for int8 (per-lane selects and shifts per element).
+    const Expr code = codes(d, g, j, b);
+    values(d, g, j, b) = (f16_conversion ? f32_from_e4m3_by_f16(code) : f32_from_e4m3(code)) * scale();
   } else {
     values(d, g, j, b) = Halide::cast<float>(codes(d, g, j, b));
   }

@@ -70,7 +70,9 @@ PipelineOutputs build_cache_append(const PipelineContext &ctx) {
 
 Func cache_values(const PipelineContext &ctx, const std::string &codes, const std::string &scale) {
   if (ctx.spec.kv_dtype == attn::KvDType::same) return ctx.input_f32(codes);
-  return dequantized(ctx.input(codes), ctx.input(scale), ctx.spec.kv_dtype, codes + "_f32");
+  const bool f16_conversion =
+      !ctx.gpu && (ctx.target.arch == Halide::Target::ARM || ctx.target.has_feature(Halide::Target::F16C));
+  return dequantized(ctx.input(codes), ctx.input(scale), ctx.spec.kv_dtype, codes + "_f32", f16_conversion);
 }
 
 void sequence_keys(const PipelineContext &ctx, CoreInputs &in) {

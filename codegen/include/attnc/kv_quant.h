@@ -11,6 +11,11 @@ namespace attnc {
 // 0xFF NaN, no infinities. Integer operations and one exact product: the same on every target.
 Halide::Expr f32_from_e4m3(const Halide::Expr &byte);
 
+// The same value through the target's f16 -> f32 conversion (vcvtph2ps with F16C, fcvtl on
+// AArch64): the byte's bits placed in an f16's (sign 15, exponent and mantissa from bit 7) read
+// E4M3 * 2^-8, subnormals included, exactly; then times 2^8. For CPU targets with the conversion.
+Halide::Expr f32_from_e4m3_by_f16(const Halide::Expr &byte);
+
 // The E4M3 byte nearest an f32 value, ties to even, saturated to +-448 (infinities included);
 // NaN gives 0x7F with its sign.
 Halide::Expr e4m3_from_f32(const Halide::Expr &value);
@@ -18,8 +23,9 @@ Halide::Expr e4m3_from_f32(const Halide::Expr &value);
 // A cache's values as f32, defined inline so that each core decodes where it loads its K/V tiles:
 // codes(d, g, j, b) [.., KVH, D] in the cache's storage; scale(g, j, b) per token and KV head for
 // int8, a scalar Func () for fp8_e4m3 (undefined for kv_dtype=same: codes converted as is).
+// f16_conversion: decode E4M3 with f32_from_e4m3_by_f16 (the target converts f16 in hardware).
 Halide::Func dequantized(const Halide::Func &codes, const Halide::Func &scale, attn::KvDType kv_dtype,
-                         const std::string &name);
+                         const std::string &name, bool f16_conversion = false);
 
 // The new tokens' codes and scales for a quantized cache.
 struct QuantizedSlots {
