@@ -74,7 +74,17 @@ else()
   attnc_add_expr_random(kernels_arm_expr_random arm 0 3 ${ATTNC_TEST_TARGETS})
 endif()
 
+# The run-time block mask (issue 34, expr_block_mask_specs.h): the whole suite (the pass against
+# its own classification, attention given a block mask against fp64, NaN in masked keys, wrong
+# block masks; four small kernels).
+attn_add_kernels(attnc_arm_expr_block_mask_kernels
+  SPEC_SOURCES ${CMAKE_CURRENT_LIST_DIR}/expr_block_mask_specs_export.cpp TARGETS ${ATTNC_TEST_TARGETS})
+target_include_directories(attnc_arm_expr_block_mask_kernels_spec_printer PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+attnc_add_test(kernels_arm_expr_block_mask_test LABEL arm SOURCES expr_block_mask_test.cpp
+  LIBS attnc_arm_expr_block_mask_kernels attnc_kernel_test_support)
+
 # What tests/arm builds of this tree before running label arm (make arm builds all of it).
 add_custom_target(attnc_arm_suites
   DEPENDS attn_run kernels_arm_sweep_test kernels_arm_run_errors_test kernels_arm_dispatch_test kernels_low_precision_test
-          kernels_backward_test kernels_arm_kv_quant_test kernels_dropout_test kernels_arm_expr_random_test)
+          kernels_backward_test kernels_arm_kv_quant_test kernels_dropout_test kernels_arm_expr_random_test
+          kernels_arm_expr_block_mask_test)
