@@ -367,10 +367,9 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
   // 10 interleaved rounds (2026-12-03): 7.52 -> 7.38 ms (PV groups) -> 6.90 ms (both), 19.4 GB/s
   // of K and V against 22.2 GB/s read by bench/read_bandwidth beside it.
   Var dv_slice("dv_slice");
-  const int pv_vectors = t.split_keys_pv_vectors;
   f.chunk_pv.compute_at(f.partial, task).vectorize(f.dv, t.pv_vector);
   f.chunk_pv.update()
-      .split(f.dv, dv_slice, dv_rest, t.pv_vector * pv_vectors)
+      .split(f.dv, dv_slice, dv_rest, t.pv_vector * t.split_keys_pv_vectors)
       .split(dv_rest, dv_vec, dv_lane, t.pv_vector)
       .split(f.h, kv_head, group_head, heads)
       .reorder(dv_lane, dv_vec, group_head, dv_slice, f.i, kv_head, f.over_groups.x)

@@ -49,19 +49,19 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
       first_query_position(s.align, padded ? unchecked.masks.key_lengths(b) : seq_k, seq_q);
   const KeySpans spans =
       key_spans(s.mask, s.mask_block, first_query, first_query + seq_q - 1, b, seq_k, unchecked.masks);
-  // A key group is visited when any of its keys is.
-  const Expr group_first = key_pos(c, rg * group_keys), group_last = group_first + (group_keys - 1);
-  const Expr row_first = key_pos(c, rr * reduce_lanes), row_last = row_first + (reduce_lanes - 1);
-  Expr visit = key_pos(c, rk) < seq_k, visit_group = group_first < seq_k, visit_row = row_first < seq_k;
-  if (spans.bounded) {
-    const KeySpan hull = span_hull(spans.spans);
-    visit = visit && key_pos(c, rk) >= hull.first && key_pos(c, rk) <= hull.last;
-    visit_group = visit_group && group_last >= hull.first && group_first <= hull.last;
-    visit_row = visit_row && row_last >= hull.first && row_first <= hull.last;
-  }
-  f.over_chunk.where(visit);
-  f.over_groups.where(visit_group);
-  f.over_rows.where(visit_row);
+  // A run of `count` keys from `first` (a key, a P.V key group, a row of lanes) is visited when
+  // any of its keys is.
+  auto visited = [&](const Expr &first, int count) {
+    Expr visit = first < seq_k;
+    if (spans.bounded) {
+      const KeySpan hull = span_hull(spans.spans);
+      visit = visit && first + (count - 1) >= hull.first && first <= hull.last;
+    }
+    return visit;
+  };
+  f.over_chunk.where(visited(key_pos(c, rk), 1));
+  f.over_groups.where(visited(key_pos(c, rg * group_keys), group_keys));
+  f.over_rows.where(visited(key_pos(c, rr * reduce_lanes), reduce_lanes));
 
   f.query = Func("query");
   const Halide::Var d("d");
