@@ -122,6 +122,9 @@ def scan(archive, requirements_of):
         if m:
             current = requirements_of(m.group(1)) if "x86-64" in m.group(2) else None
             member = m.group(1)
+            if current is not None:
+                target, required = current
+                allowed = set(required.split(",")) if required else set()
             continue
         if current is None:
             continue
@@ -133,8 +136,6 @@ def scan(archive, requirements_of):
         if not m:
             continue
         instructions += 1
-        target, required = current
-        allowed = set(required.split(",")) if required else set()
         missing = x86_isa.features(m.group(1)) - allowed
         if missing:
             key = (target, ",".join(sorted(missing)))

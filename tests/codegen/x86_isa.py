@@ -91,12 +91,27 @@ def split_line(text):
     return words[0], " ".join(words[1:]), vex
 
 
+# features() of each (mnemonic, vex, operand classes) seen: a build's ten million instructions
+# have a few thousand, and the patterns below cost most of the test's time when run per line.
+_seen = {}
+
+
 def features(text):
     """The set of extensions one instruction (objdump's text after the address) needs."""
     mnemonic, operands, vex = split_line(text)
-    needs = set()
     if not mnemonic:
-        return needs
+        return frozenset()
+    key = (mnemonic, vex, "%zmm" in operands, MASK_REGISTER.search(operands) is not None,
+           WIDE_REGISTER.search(operands) is not None, "%ymm" in operands, operands.startswith("%xmm"))
+    needs = _seen.get(key)
+    if needs is None:
+        needs = _seen[key] = frozenset(_features(mnemonic, operands, vex))
+    return needs
+
+
+def _features(mnemonic, operands, vex):
+    """features() of a split line: reads the operands only through the classes in its cache key."""
+    needs = set()
     if "%zmm" in operands or MASK_REGISTER.search(operands):
         needs.add("avx512f")
     if WIDE_REGISTER.search(operands):
