@@ -139,6 +139,9 @@ STORAGE_VARIANTS = (("attnc-bf16", "contiguous", False, "bf16"), ("attnc-int8", 
                     ("attnc-fp8", "contiguous", False, "fp8"))
 # Each storage row's time against: the bf16 cache against f32's, the 8-bit caches against bf16's.
 STORAGE_AGAINST = {"attnc-bf16": "attnc", "attnc-int8": "attnc-bf16", "attnc-fp8": "attnc-bf16"}
+# llama.cpp's attention on its f16 and q8_0 caches (decode only), against attnc's 16-bit and int8
+# caches; the storage its bytes are counted in.
+LLAMACPP_CACHES = {"llamacpp-f16": ("f16", "attnc-bf16"), "llamacpp-q8_0": ("q8_0", "attnc-int8")}
 
 
 def variants(workload):
@@ -160,6 +163,7 @@ class Runner:
         self.ids = {}
         missing = importable(["onnxruntime", "onnx"])
         self.ort_skipped = f"{missing} not installed" if missing else None
+        self.llamacpp_skipped = "llama_cpp (llama-cpp-python) not installed" if importable(["llama_cpp"]) else None
 
     def attnc(self, library, workload, cache, rope, storage, folder, out_path, warmup, runs):
         spec = workload.spec(cache, rope, storage)
@@ -169,9 +173,9 @@ class Runner:
         return run_process([self.driver, library, self.ids[spec], folder, out_path, str(self.threads), str(warmup),
                             str(runs), str(workload.cache_len)], self.env)
 
-    def peer(self, script, workload, rope, folder, out_path, warmup, runs):
+    def peer(self, script, workload, rope, folder, out_path, warmup, runs, extra=()):
         return run_process([sys.executable, os.path.join(BENCH_DIR, script), folder, out_path, str(self.threads),
-                            str(warmup), str(runs), str(workload.cache_len), str(int(rope))], self.env)
+                            str(warmup), str(runs), str(workload.cache_len), str(int(rope)), *extra], self.env)
 
     def implementations(self, library, workload):
         """[(row name, rope, run(folder, out_path, warmup, runs))] for the workload."""
@@ -189,6 +193,13 @@ class Runner:
                              lambda f, o, w, r, rp=rope: self.peer("gqa_peer.py", workload, rp, f, o, w, r)))
         rows.append(("numpy-unfused", False,
                      lambda f, o, w, r: self.peer("unfused_cache_peer.py", workload, False, f, o, w, r)))
+        if workload.kind == "decode":
+            for name, (kv, _) in LLAMACPP_CACHES.items():
+                if self.llamacpp_skipped:
+                    rows.append((name, False, lambda *_, why=self.llamacpp_skipped: {"skipped": why}))
+                else:
+                    rows.append((name, False, lambda f, o, w, r, kv=kv:
+                                 self.peer("llamacpp_peer.py", workload, False, f, o, w, r, (kv,))))
         return rows
 
 
@@ -230,7 +241,9 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
             calls[name] = calls_for_window(result["median_ms"], runs)
             if calls[name] > runs:
                 result = run(folder, out_path, warmup, calls[name])
-        if name not in results and "median_ms" in result:  # the first output is checked
+        if name not in results and "self_check" in result:  # checked by the peer on what it read
+            result["check"] = tuple(result["self_check"])
+        elif name not in results and "median_ms" in result:  # the first output is checked
             storage = storage_of.get(name, "f32")
             ref = refs[storage] if storage != "f32" else refs[rope]
             result["check"] = check(np.load(out_path), ref, TOLERANCES["bf16"] if storage == "bf16" else TOLERANCE)
@@ -255,6 +268,8 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
                "batch": workload.batch, "seq_q": workload.seq_q, "keys": workload.keys, "limit": limit_name,
                "limit_value": float(np.median(readings)) if limit_name else None, "flops": workload.flops(),
                "storage": storage_of.get(name, "f32"), "kv_bytes": workload.kv_bytes(storage_of.get(name, "f32"))}
+        if name in LLAMACPP_CACHES:
+            row.update(storage=LLAMACPP_CACHES[name][0], kv_bytes=workload.kv_bytes(LLAMACPP_CACHES[name][0]))
         if "median_ms" not in result:
             row.update(status="skipped" if "skipped" in result else "error",
                        message=result.get("skipped") or result.get("error"))
@@ -275,7 +290,7 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
     for r in rows:
         # paged and peers against attnc's contiguous kernel; RoPE rows against their own no-RoPE row.
         against = {"attnc-rope": "attnc", "onnxruntime-gqa-rope": "onnxruntime-gqa",
-                   **STORAGE_AGAINST}.get(r["impl"], "attnc")
+                   **STORAGE_AGAINST, **{n: a for n, (_, a) in LLAMACPP_CACHES.items()}}.get(r["impl"], "attnc")
         if "median_ms" not in r or r["impl"] == "attnc" or against not in samples:
             continue
         pairs = list(zip(samples[r["impl"]], samples[against]))

@@ -86,5 +86,7 @@ def cache_inputs(arrays, storage):
 def cache_bytes(batch, keys, kv_heads, head_dim, storage):
     """The bytes a decode step reads from its cache: K and V rows, plus int8's per-token scales."""
     rows = batch * keys * kv_heads * 2
-    per_element = {"f32": 4, "bf16": 2, "int8": 1, "fp8": 1}[storage]
+    if storage == "q8_0":  # llama.cpp's blocks: 32 codes and an f16 scale in 34 bytes
+        return rows * head_dim // 32 * 34
+    per_element = {"f32": 4, "bf16": 2, "f16": 2, "int8": 1, "fp8": 1}[storage]
     return rows * head_dim * per_element + (rows * 4 if storage == "int8" else 0)

@@ -12,7 +12,9 @@ RATIOS = (("paged16 ÷ contiguous", "attnc-paged16", "attnc"), ("paged128 ÷ con
           ("ORT GQA ÷ attnc", "onnxruntime-gqa", "attnc"), ("ORT GQA+rotary ÷ attnc RoPE", "onnxruntime-gqa-rope",
                                                               "attnc-rope"),
           ("NumPy unfused ÷ attnc", "numpy-unfused", "attnc"), ("bf16 cache ÷ f32", "attnc-bf16", "attnc"),
-          ("int8 ÷ bf16 cache", "attnc-int8", "attnc-bf16"), ("fp8 ÷ bf16 cache", "attnc-fp8", "attnc-bf16"))
+          ("int8 ÷ bf16 cache", "attnc-int8", "attnc-bf16"), ("fp8 ÷ bf16 cache", "attnc-fp8", "attnc-bf16"),
+          ("llama.cpp f16 ÷ attnc bf16", "llamacpp-f16", "attnc-bf16"),
+          ("llama.cpp q8_0 ÷ attnc int8", "llamacpp-q8_0", "attnc-int8"))
 
 
 def summary(rows):
