@@ -139,9 +139,11 @@ STORAGE_VARIANTS = (("attnc-bf16", "contiguous", False, "bf16"), ("attnc-int8", 
                     ("attnc-fp8", "contiguous", False, "fp8"))
 # Each storage row's time against: the bf16 cache against f32's, the 8-bit caches against bf16's.
 STORAGE_AGAINST = {"attnc-bf16": "attnc", "attnc-int8": "attnc-bf16", "attnc-fp8": "attnc-bf16"}
-# llama.cpp's attention on its f16 and q8_0 caches (decode only), against attnc's 16-bit and int8
-# caches; the storage its bytes are counted in.
-LLAMACPP_CACHES = {"llamacpp-f16": ("f16", "attnc-bf16"), "llamacpp-q8_0": ("q8_0", "attnc-int8")}
+# llama.cpp's attention (decode only): (its peer's KV argument, the storage its bytes are counted
+# in, the attnc row it is judged against). Flash attention on its f16 and q8_0 caches, and its
+# graph without flash attention on an f16 cache (V transposed).
+LLAMACPP_CACHES = {"llamacpp-f16": ("f16", "f16", "attnc-bf16"), "llamacpp-q8_0": ("q8_0", "q8_0", "attnc-int8"),
+                   "llamacpp-f16-nofa": ("f16-nofa", "f16", "attnc-bf16")}
 
 
 def variants(workload):
@@ -194,7 +196,7 @@ class Runner:
         rows.append(("numpy-unfused", False,
                      lambda f, o, w, r: self.peer("unfused_cache_peer.py", workload, False, f, o, w, r)))
         if workload.kind == "decode":
-            for name, (kv, _) in LLAMACPP_CACHES.items():
+            for name, (kv, _, _) in LLAMACPP_CACHES.items():
                 if self.llamacpp_skipped:
                     rows.append((name, False, lambda *_, why=self.llamacpp_skipped: {"skipped": why}))
                 else:
@@ -269,7 +271,7 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
                "limit_value": float(np.median(readings)) if limit_name else None, "flops": workload.flops(),
                "storage": storage_of.get(name, "f32"), "kv_bytes": workload.kv_bytes(storage_of.get(name, "f32"))}
         if name in LLAMACPP_CACHES:
-            row.update(storage=LLAMACPP_CACHES[name][0], kv_bytes=workload.kv_bytes(LLAMACPP_CACHES[name][0]))
+            row.update(storage=LLAMACPP_CACHES[name][1], kv_bytes=workload.kv_bytes(LLAMACPP_CACHES[name][1]))
         if "median_ms" not in result:
             row.update(status="skipped" if "skipped" in result else "error",
                        message=result.get("skipped") or result.get("error"))
@@ -290,7 +292,7 @@ def measure_workload(runner, library, workload, folder, seed, runs, warmup, limi
     for r in rows:
         # paged and peers against attnc's contiguous kernel; RoPE rows against their own no-RoPE row.
         against = {"attnc-rope": "attnc", "onnxruntime-gqa-rope": "onnxruntime-gqa",
-                   **STORAGE_AGAINST, **{n: a for n, (_, a) in LLAMACPP_CACHES.items()}}.get(r["impl"], "attnc")
+                   **STORAGE_AGAINST, **{n: a for n, (_, _, a) in LLAMACPP_CACHES.items()}}.get(r["impl"], "attnc")
         if "median_ms" not in r or r["impl"] == "attnc" or against not in samples:
             continue
         pairs = list(zip(samples[r["impl"]], samples[against]))

@@ -14,7 +14,8 @@ RATIOS = (("paged16 ÷ contiguous", "attnc-paged16", "attnc"), ("paged128 ÷ con
           ("NumPy unfused ÷ attnc", "numpy-unfused", "attnc"), ("bf16 cache ÷ f32", "attnc-bf16", "attnc"),
           ("int8 ÷ bf16 cache", "attnc-int8", "attnc-bf16"), ("fp8 ÷ bf16 cache", "attnc-fp8", "attnc-bf16"),
           ("llama.cpp f16 ÷ attnc bf16", "llamacpp-f16", "attnc-bf16"),
-          ("llama.cpp q8_0 ÷ attnc int8", "llamacpp-q8_0", "attnc-int8"))
+          ("llama.cpp q8_0 ÷ attnc int8", "llamacpp-q8_0", "attnc-int8"),
+          ("llama.cpp f16 no flash ÷ attnc bf16", "llamacpp-f16-nofa", "attnc-bf16"))
 
 
 def summary(rows):
