@@ -7,6 +7,7 @@
 
 #include "attnc/block_mask_lookup.h"
 #include "attnc/mask_lowering.h"
+#include "attnc/rope.h"
 #include "attnc/score_terms.h"
 
 namespace attnc {
@@ -224,6 +225,8 @@ CoreFuncs define_core(const CoreInputs &unchecked, const attn::Spec &s, int key_
   Expr query_element = in.q(d, h, query_row, b);
   if (s.rope != attn::Rope::none) {
     f.rope_query = Func(in.name_prefix + "rope_query");
+    f.rope_half = rope_half_block(s);
+    f.keys_rope_half = in.keys_rope_half;
     f.rope_query(d, row, tile, h, b) = query_element;
     query_element = f.rope_query(d, row, tile, h, b);
   }

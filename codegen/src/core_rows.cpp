@@ -26,6 +26,7 @@
 #include <tuple>
 
 #include "attnc/mask_lowering.h"
+#include "attnc/rope.h"
 #include "attnc/schedule_cpu.h"
 #include "attnc/score_terms.h"
 
@@ -86,11 +87,13 @@ RowsFuncs define_core_rows(const CoreInputs &unchecked, const attn::Spec &s, int
     Expr query_element = in.q(d, h, query_row, b);
     if (s.rope != attn::Rope::none) {
       f.rope_query = Func("rope_query");
+      f.rope_half = rope_half_block(s);
       f.rope_query(d, row, tile, h, b) = query_element;
       query_element = f.rope_query(d, row, tile, h, b);
     }
     f.query_tile(row, d, tile, h, b) = query_element * score_scale(s, in);
     f.head_keys(d, key, h, b) = in.k(d, h / group, Halide::min(key, seq_k - 1), b);
+    f.keys_rope_half = in.keys_rope_half;
   }
   // With pairs, the keys P.V multiplies in fp32 read the pairs' copy of v.
   f.head_values(dv, key, h, b) = f.bf16_dot ? Halide::cast<float>(f.value_pairs(key % 2, dv, key / 2, h, b))
@@ -320,7 +323,8 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
   schedule_core_tasks(f.out, f.i, f.dv, f.h, f.b, query_block, query_in_tile, task, t);
   for (Func &check : f.value_checks) check.compute_root();
   // A tile load reads 16 whole K rows: the task's copy of them (no clamp in the index), always.
-  if (t.pack_head_rows || f.amx_scores) f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+  if (t.pack_head_rows || f.amx_scores)
+    vectorize_rotated(f.head_keys.compute_at(f.out, task), f.d, f.keys_rope_half, t.head_vector);
   if (f.bf16_dot) {
     // v in key pairs, per task (Sk x Dv x 2 bytes): every tile's P.V reads it.
     // Both rows of a pair loaded whole and stored interleaved (the pair unrolled: Halide merges
@@ -352,7 +356,7 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
     // 0.88-1.43): none 1.158 -> 1.101, causal 1.289 -> 1.220. The rest: the keys' rotation pass
     // (4% of the samples) and the angle tables' scalar sincosf (2%); rotating the keys inside the
     // packed copies instead was slower (1.24-1.43), their partners and angles gathered again.
-    if (f.rope_query.defined()) per_tile(f.rope_query).vectorize(f.d, t.head_vector);
+    if (f.rope_query.defined()) vectorize_rotated(per_tile(f.rope_query), f.d, f.rope_half, t.head_vector);
   }
 
   // QK^T register blocks, as schedule_core_cpu's: score_vectors query vectors x score_rows keys,

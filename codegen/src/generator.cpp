@@ -64,6 +64,7 @@ class AttentionKernel : public Halide::Generator<AttentionKernel> {
     if (inputs_.count("key_count")) (*inputs_.at("key_count")).dim(0).set_stride(Expr());
     for (auto &[name, buffer] : inputs_) {
       ctx_.inputs[name] = Halide::Func(*buffer);
+      ctx_.parameters[name] = Halide::ImageParam(*buffer).parameter();
       for (int d = 0; d < buffer->dimensions(); ++d) ctx_.extents[name].push_back(buffer->dim(d).extent());
     }
     ctx_.target = get_target();

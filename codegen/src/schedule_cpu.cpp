@@ -34,6 +34,8 @@
 
 #include <algorithm>
 
+#include "attnc/rope.h"
+
 namespace attnc {
 
 using Halide::RVar;
@@ -274,7 +276,7 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
   // tiles 32, 64, 128 alike; register blocks 3 x 8, 4 x 6, PV 8 x 2 and 6 x 4 no better),
   // copied per key block 935 (tile 64: 797); the whole-row core 1614-1685.
   if (t.pack_head_rows) {
-    f.head_keys.compute_at(f.out, task).vectorize(f.d, t.head_vector);
+    vectorize_rotated(f.head_keys.compute_at(f.out, task), f.d, f.keys_rope_half, t.head_vector);
     f.head_values.compute_at(f.out, task).vectorize(f.dv, t.pv_vector);
   }
 
@@ -292,11 +294,11 @@ void schedule_core_cpu(CoreFuncs &f, const CpuTiles &t) {
       .vectorize(f.dv, t.pv_vector);
   // RoPE: q rotated per tile along head_dim, then transposed, as in the whole-row core.
   if (f.rope_query.defined())
-    f.rope_query.compute_at(f.out, query_block)
-        .bound_extent(f.tile, 1)
-        .bound_storage(f.h, 1)
-        .bound_storage(f.b, 1)
-        .vectorize(f.d, t.head_vector);
+    vectorize_rotated(f.rope_query.compute_at(f.out, query_block)
+                          .bound_extent(f.tile, 1)
+                          .bound_storage(f.h, 1)
+                          .bound_storage(f.b, 1),
+                      f.d, f.rope_half, t.head_vector);
   f.query_tile.compute_at(f.out, query_block)
       .bound_extent(f.tile, 1)
       .bound_storage(f.h, 1)
@@ -347,6 +349,11 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
         .bound_storage(kb, 1)
         .vectorize(kd, t.pv_vector);
   }
+  // K and V rows prefetched split_keys_prefetch key groups ahead (one prefetch per cache line).
+  const int ahead = t.split_keys_prefetch;
+  if (ahead > 0 && f.key_source.defined())
+    f.scores.update().prefetch(f.key_source, key_outer, key_outer, ahead,
+                               Halide::PrefetchBoundStrategy::NonFaulting);
   f.dot_lanes.compute_at(f.scores, f.i).vectorize(f.lane);
   f.dot_lanes.update()
       .reorder(f.lane, f.key, f.h, f.over_head_vectors.x)
@@ -395,6 +402,9 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
         .bound_storage(vb, 1)
         .vectorize(vd, t.pv_vector);
   }
+  if (ahead > 0 && f.value_source.defined())
+    f.chunk_pv.update().prefetch(f.value_source, f.over_groups.x, f.over_groups.x, ahead,
+                                 Halide::PrefetchBoundStrategy::NonFaulting);
   f.group_pv.compute_at(f.chunk_pv, dv_slice)
       .split(f.dv, dv_vec, dv_lane, t.pv_vector)
       .vectorize(dv_lane)

@@ -66,6 +66,8 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.query = Func("query");
   const Halide::Var d("d");
   f.query(d, i, h, b) = in.q(d, h, i, b) * score_scale(s, in);
+  f.key_source = in.k_stored;
+  f.value_source = in.v_stored;
   Func k = in.k, v = in.v;
   if (s.kv_dtype != attn::KvDType::same || s.dtype != attn::DType::f32) {
     const Halide::Var g("g"), j("j");

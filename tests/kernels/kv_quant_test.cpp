@@ -348,7 +348,8 @@ TEST_CASE("quantized caches against the fp64 reference on the stored cache, code
     const attn::Spec spec = attn::resolve(parse(text));
     if (!linked(spec)) continue;
     for (const Shape &shape : shapes) {
-      CAPTURE(text);
+      const std::string spec_text = text;
+      CAPTURE(spec_text);
       CAPTURE(shape.batch);
       CAPTURE(shape.seq_q);
       std::mt19937 rng(static_cast<unsigned>(shape.seq_q * 131 + shape.batch));
@@ -362,7 +363,8 @@ TEST_CASE("NaN in a kept cached key reaches the outputs it feeds; masked garbage
   for (const char *text : kv_quant_specs) {
     const attn::Spec spec = attn::resolve(parse(text));
     if (!linked(spec)) continue;
-    CAPTURE(text);
+    const std::string spec_text = text;
+      CAPTURE(spec_text);
     std::mt19937 rng(11);
     {
       QuantCase c = make_case(spec, 2, 2, {9, 4}, Poison::kept_nan, 0, rng);

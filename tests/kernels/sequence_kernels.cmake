@@ -6,6 +6,8 @@ set(attnc_sequence_specs
     "heads=2 head_dim=16 mask=window(5,0) kv_cache=paged(8) softcap=30 alibi=true lse=true"
     "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true"
     "heads=2 head_dim=16 mask=causal rope=interleaved"
+    "heads=4 kv_heads=2 head_dim=64 mask=causal rope=neox"
+    "heads=2 head_dim=64 rope=neox rope_dim=32"
     "heads=4 kv_heads=2 head_dim=16 mask=causal kv_cache=paged(4) rope=neox dtype=bf16 lse=true"
     "heads=2 head_dim=16 mask=causal kv_cache=contiguous rope=interleaved rope_dim=8 dtype=f16"
     "heads=2 head_dim=16 mask=window(4,0) layout=varlen rope=neox dtype=bf16 lse=true")

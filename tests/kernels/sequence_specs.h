@@ -19,6 +19,10 @@ constexpr const char *varlen_spec =
     "heads=3 kv_heads=1 head_dim=16 mask=causal layout=varlen rope=neox lse=true";
 // Rope without a cache: keys rotated in the kernel at their index.
 constexpr const char *dense_rope_spec = "heads=2 head_dim=16 mask=causal rope=interleaved";
+// The same with neox halves of whole vectors (the cores rotate each half apart): GQA on whole
+// 64-element heads, and no mask with 32 of 64 elements turned (halves of 16, two passing through).
+constexpr const char *dense_neox_spec = "heads=4 kv_heads=2 head_dim=64 mask=causal rope=neox";
+constexpr const char *dense_partial_neox_spec = "heads=2 head_dim=64 rope=neox rope_dim=32";
 
 // The cache in the kernel's dtype: bf16 paged with GQA, f16 contiguous; a bf16 ragged batch.
 constexpr const char *paged_bf16_spec =

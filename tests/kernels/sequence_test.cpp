@@ -488,36 +488,42 @@ TEST_CASE("bad cu_seqlens are refused and leave out untouched") {
 }
 
 TEST_CASE("rope without a cache rotates q and k at their bottom-right positions") {
-  const attn::Spec s = attn::resolve(parse(dense_rope_spec));
-  const attn_kernel *kernel = find_kernel(s);
-  REQUIRE(kernel != nullptr);
-  for (const Lengths &l : {Lengths{5, 9}, Lengths{9, 9}, Lengths{1, 33}}) {
-    CAPTURE(l.seq_q);
-    CAPTURE(l.seq_k);
-    std::mt19937 rng(static_cast<unsigned>(l.seq_q * 13 + l.seq_k));
-    const int batch = 2;
-    Call call;
-    call.tensors.emplace("q", normal({batch, l.seq_q, s.heads, s.head_dim}, rng));
-    call.tensors.emplace("k", normal({batch, l.seq_k, s.kv_heads, s.head_dim}, rng));
-    call.tensors.emplace("v", normal({batch, l.seq_k, s.kv_heads, s.head_dim_v}, rng));
-    call.tensors.emplace("out", filled({batch, l.seq_q, s.heads, s.head_dim_v}, output_sentinel));
-    REQUIRE(call.run(kernel) == ATTN_OK);
-    Want want;
-    const int64_t qw = int64_t{s.heads} * s.head_dim, kw = int64_t{s.kv_heads} * s.head_dim;
-    for (int b = 0; b < batch; ++b) {
-      std::vector<double> q = rows<double>(call.tensors.at("q"), int64_t{b} * l.seq_q, l.seq_q, qw);
-      std::vector<double> k = rows<double>(call.tensors.at("k"), int64_t{b} * l.seq_k, l.seq_k, kw);
-      std::vector<double> v = rows<double>(call.tensors.at("v"), int64_t{b} * l.seq_k, l.seq_k, kw);
-      std::vector<float> qf = rows<float>(call.tensors.at("q"), int64_t{b} * l.seq_q, l.seq_q, qw);
-      std::vector<float> kf = rows<float>(call.tensors.at("k"), int64_t{b} * l.seq_k, l.seq_k, kw);
-      std::vector<float> vf = rows<float>(call.tensors.at("v"), int64_t{b} * l.seq_k, l.seq_k, kw);
-      rotate_rows(q, s.heads, s.head_dim, l.seq_k - l.seq_q, rope_of(s));
-      rotate_rows(qf, s.heads, s.head_dim, l.seq_k - l.seq_q, rope_of(s));
-      rotate_rows(k, s.kv_heads, s.head_dim, 0, rope_of(s));
-      rotate_rows(kf, s.kv_heads, s.head_dim, 0, rope_of(s));
-      add_sequence(want, s, call, q, k, v, qf, kf, vf, l.seq_q, l.seq_k);
+  // Queries against keys up to 2100: the split-keys core (one query), the whole-row core, and the
+  // block core past whole_row_max_keys; neox's halves of 32 and 16 elements are whole vectors.
+  for (const char *text : {dense_rope_spec, dense_neox_spec, dense_partial_neox_spec}) {
+    CAPTURE(text);
+    const attn::Spec s = attn::resolve(parse(text));
+    const attn_kernel *kernel = find_kernel(s);
+    REQUIRE(kernel != nullptr);
+    for (const Lengths &l :
+         {Lengths{5, 9}, Lengths{9, 9}, Lengths{1, 33}, Lengths{67, 131}, Lengths{37, 2100}}) {
+      CAPTURE(l.seq_q);
+      CAPTURE(l.seq_k);
+      std::mt19937 rng(static_cast<unsigned>(l.seq_q * 13 + l.seq_k));
+      const int batch = 2;
+      Call call;
+      call.tensors.emplace("q", normal({batch, l.seq_q, s.heads, s.head_dim}, rng));
+      call.tensors.emplace("k", normal({batch, l.seq_k, s.kv_heads, s.head_dim}, rng));
+      call.tensors.emplace("v", normal({batch, l.seq_k, s.kv_heads, s.head_dim_v}, rng));
+      call.tensors.emplace("out", filled({batch, l.seq_q, s.heads, s.head_dim_v}, output_sentinel));
+      REQUIRE(call.run(kernel) == ATTN_OK);
+      Want want;
+      const int64_t qw = int64_t{s.heads} * s.head_dim, kw = int64_t{s.kv_heads} * s.head_dim;
+      for (int b = 0; b < batch; ++b) {
+        std::vector<double> q = rows<double>(call.tensors.at("q"), int64_t{b} * l.seq_q, l.seq_q, qw);
+        std::vector<double> k = rows<double>(call.tensors.at("k"), int64_t{b} * l.seq_k, l.seq_k, kw);
+        std::vector<double> v = rows<double>(call.tensors.at("v"), int64_t{b} * l.seq_k, l.seq_k, kw);
+        std::vector<float> qf = rows<float>(call.tensors.at("q"), int64_t{b} * l.seq_q, l.seq_q, qw);
+        std::vector<float> kf = rows<float>(call.tensors.at("k"), int64_t{b} * l.seq_k, l.seq_k, kw);
+        std::vector<float> vf = rows<float>(call.tensors.at("v"), int64_t{b} * l.seq_k, l.seq_k, kw);
+        rotate_rows(q, s.heads, s.head_dim, l.seq_k - l.seq_q, rope_of(s));
+        rotate_rows(qf, s.heads, s.head_dim, l.seq_k - l.seq_q, rope_of(s));
+        rotate_rows(k, s.kv_heads, s.head_dim, 0, rope_of(s));
+        rotate_rows(kf, s.kv_heads, s.head_dim, 0, rope_of(s));
+        add_sequence(want, s, call, q, k, v, qf, kf, vf, l.seq_q, l.seq_k);
+      }
+      check_close(call.tensors.at("out"), want.out, want.naive_out, "out");
     }
-    check_close(call.tensors.at("out"), want.out, want.naive_out, "out");
   }
 }
 

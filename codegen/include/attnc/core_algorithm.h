@@ -35,6 +35,12 @@ struct CoreInputs {
   bool amx_tiles = false;
   // Dropout's seed, offset and probability (dropout.h); seed undefined: none.
   DropoutInputs dropout;
+  // K and V as stored, read in place in key order (no cache or a contiguous one, no rotation in
+  // the kernel): what a schedule may prefetch ahead of its reads; undefined otherwise.
+  Halide::Parameter k_stored, v_stored;
+  // in.k rotates inline (rope without a cache, in the pipelines that copy K rows per task): the
+  // copies vectorize as vectorize_rotated (rope.h) does with this half block.
+  int keys_rope_half = 0;
   // Prepended to the name of every Func the core defines, so that several cores (the block
   // form's head groups) can live in one pipeline, which needs its Funcs' names unique.
   std::string name_prefix;
@@ -94,6 +100,8 @@ struct CoreFuncs {
   // rope specs: rope_query(d, row, tile, h, b), the tile's q rows rotated before their transpose
   // (with head_dim the vector: the angles and partners read whole vectors); else undefined.
   Halide::Func rope_query;
+  int rope_half = 0;       // rope_half_block (rope.h): how rope_query splits d
+  int keys_rope_half = 0;  // CoreInputs::keys_rope_half: how head_keys splits d
   // One head's K and V rows, contiguous: [B, S, H, D] puts a head's rows H * D apart.
   // Keys past seq_k read the last key (clamped here, so a copy of the rows pads whole blocks).
   Halide::Func head_keys;          // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)

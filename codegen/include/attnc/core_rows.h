@@ -49,10 +49,12 @@ struct RowsFuncs {
       value_pairs;  // value_pairs(pair, dv, key_pair, h, b): v's bf16 rows 2 key_pair + pair, interleaved
   Halide::Func
       prob_pairs;  // prob_pairs(pair, row, key_pair, tile, h, b) = bf16(probs(row, 2 key_pair + pair))
-  Halide::Func query_tile;   // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
+  Halide::Func query_tile;  // query_tile(row, d, tile, h, b): scaled q, transposed, clamped
   // rope specs: rope_query(d, row, tile, h, b), the tile's q rows rotated before their transpose
   // (with head_dim the vector: the angles and partners read whole vectors); else undefined.
   Halide::Func rope_query;
+  int rope_half = 0;         // rope_half_block (rope.h): how rope_query splits d
+  int keys_rope_half = 0;    // CoreInputs::keys_rope_half: how head_keys splits d
   Halide::Func head_keys;    // head_keys(d, key, h, b) = k(d, h / group, min(key, Sk - 1), b)
   Halide::Func head_values;  // head_values(dv, key, h, b) = v(dv, h / group, min(key, Sk - 1), b)
   Halide::Func scores;       // scores(row, key, tile, h, b): scaled q . k (+ the mask, no modifiers)

@@ -36,6 +36,8 @@ struct PipelineContext {
   GpuTiles gpu_tiles{};
   // Every input tensor as a Func, and its dims' extents (Halide order: innermost first).
   std::map<std::string, Halide::Func> inputs;
+  // The input buffers' parameters, by name: what a schedule prefetches.
+  std::map<std::string, Halide::Parameter> parameters;
   std::map<std::string, std::vector<Halide::Expr>> extents;
 
   Halide::Func input(const std::string &name) const { return inputs.at(name); }

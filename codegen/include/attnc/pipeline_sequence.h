@@ -17,7 +17,7 @@ Halide::Func cache_values(const PipelineContext &ctx, const std::string &codes, 
 
 // Keys in cache order into in.k / in.v: this sequence's pages through its block_table row (the
 // "paged" role, with in.seq_k from key_count's extent), else k itself; with rope and no cache,
-// every key rotated once per call at its position j.
-void sequence_keys(const PipelineContext &ctx, CoreInputs &in);
+// every key rotated once per call at its position j, by `angles` (rope_angles) if defined.
+void sequence_keys(const PipelineContext &ctx, CoreInputs &in, const Halide::Func &angles = {});
 
 }  // namespace attnc

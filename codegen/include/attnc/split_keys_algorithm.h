@@ -26,9 +26,10 @@ struct SplitKeysFuncs {
   // decoded to f32 once per KV head and key group, for every query head of the group to read
   // (keys(d, g, j, b), values(dv, g, j, b)); undefined for f32 storage, which the heads read as is.
   Halide::Func keys, values;
-  Halide::Func dot_lanes;  // dot_lanes(lane, key, c, i, h, b): q . k, per lane
-  Halide::Func scores;     // scores(key, c, i, h, b): q . k
-  Halide::Func logits;     // logits(key, c, i, h, b): after the modifiers
+  Halide::Parameter key_source, value_source;  // CoreInputs::k_stored, v_stored: prefetched
+  Halide::Func dot_lanes;                      // dot_lanes(lane, key, c, i, h, b): q . k, per lane
+  Halide::Func scores;                         // scores(key, c, i, h, b): q . k
+  Halide::Func logits;                         // logits(key, c, i, h, b): after the modifiers
   // With reduce_lanes > 1 (CPU): the chunk's max and sum first per lane, lane l over keys
   // l, l + reduce_lanes, ... (vectorized), then over the lanes; undefined otherwise.
   Halide::RDom over_rows;           // rows of reduce_lanes keys, trimmed like over_groups
