@@ -16,8 +16,8 @@ AttendedRows attend_split_keys(const PipelineContext &ctx, const CoreInputs &in,
     return {split.out, split.with_lse};
   }
   const CpuTiles &t = ctx.tiles;
-  SplitKeysFuncs split =
-      define_split_keys(in, core, t.split_keys_chunk, t.split_keys_dots, t.split_keys_lanes, t.vector_width);
+  SplitKeysFuncs split = define_split_keys(in, core, t.split_keys_chunk, t.split_keys_dots,
+                                           t.split_keys_lanes, t.vector_width, t.split_keys_stage_rows);
   schedule_split_keys_cpu(split, t);
   return {split.out, split.with_lse};
 }

@@ -13,7 +13,7 @@ using Halide::Func;
 using Halide::RDom;
 
 SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &s, int chunk_keys,
-                                 int group_keys, int lanes, int reduce_lanes) {
+                                 int group_keys, int lanes, int reduce_lanes, bool stage_rows) {
   SplitKeysFuncs f;
   const CoreInputs in = with_checked_lengths(unchecked, &f.value_checks);
   const Halide::Var &dv = f.dv, &lane = f.lane, &key = f.key, &c = f.c, &i = f.i, &h = f.h, &b = f.b;
@@ -69,7 +69,7 @@ SplitKeysFuncs define_split_keys(const CoreInputs &unchecked, const attn::Spec &
   f.key_source = in.k_stored;
   f.value_source = in.v_stored;
   Func k = in.k, v = in.v;
-  if (s.kv_dtype != attn::KvDType::same || s.dtype != attn::DType::f32) {
+  if (s.kv_dtype != attn::KvDType::same || s.dtype != attn::DType::f32 || stage_rows) {
     const Halide::Var g("g"), j("j");
     f.keys = Func("decoded_keys");
     f.values = Func("decoded_values");

@@ -152,6 +152,14 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
   // they stay without it.
   const bool byte_cache = s.kv_dtype == attn::KvDType::int8 || s.kv_dtype == attn::KvDType::fp8_e4m3;
   t.split_keys_prefetch = byte_cache ? 2 : 0;
+  // f32 rows copied per key group as the 8- and 16-bit ones are decoded (in address order, for
+  // every query head of the group to read) when 4 heads share them: read in place, the 4 heads'
+  // dot products walked 4 keys' rows a page apart, and the loads stalled. AMD EPYC (Zen 5), 2
+  // threads, 3-5 interleaved rounds (2026-12-06), copied / in place: H32 KVH8 D128 B1 Lk32768
+  // 0.82, B8 Lk8192 0.84, B1 Lk8192 0.85; with a prefetch as well 0.84-0.94. Not with fewer heads
+  // per register block: H16 KVH8 1.06, MHA H32 D128 1.20, H12 D64 1.19 (in place they read at
+  // 70-94% of the bandwidth already).
+  t.split_keys_stage_rows = t.split_keys_heads == 4;
   // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.
   t.proj_rows = 4;
   t.proj_cols = native_lanes * (wide ? 4 : 3);

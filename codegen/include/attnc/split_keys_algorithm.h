@@ -24,7 +24,8 @@ struct SplitKeysFuncs {
   Halide::Func query;              // query(d, i, h, b): q * scale
   // A cache stored in 8 or 16 bits (kv_dtype int8 / fp8_e4m3, dtype bf16 / f16): its K and V rows
   // decoded to f32 once per KV head and key group, for every query head of the group to read
-  // (keys(d, g, j, b), values(dv, g, j, b)); undefined for f32 storage, which the heads read as is.
+  // (keys(d, g, j, b), values(dv, g, j, b)); for f32 storage copied so only with stage_rows, else
+  // undefined (the heads read the rows in place).
   Halide::Func keys, values;
   Halide::Parameter key_source, value_source;  // CoreInputs::k_stored, v_stored: prefetched
   Halide::Func dot_lanes;                      // dot_lanes(lane, key, c, i, h, b): q . k, per lane
@@ -55,8 +56,9 @@ struct SplitKeysFuncs {
   int query_group = 1;  // query heads per KV head: h reads K and V of KV head h / query_group
 };
 
-// lanes divides head_dim; group_keys and reduce_lanes divide chunk_keys.
+// lanes divides head_dim; group_keys and reduce_lanes divide chunk_keys. stage_rows: keys and
+// values defined for f32 storage too.
 SplitKeysFuncs define_split_keys(const CoreInputs &in, const attn::Spec &resolved, int chunk_keys,
-                                 int group_keys, int lanes, int reduce_lanes = 1);
+                                 int group_keys, int lanes, int reduce_lanes = 1, bool stage_rows = false);
 
 }  // namespace attnc
