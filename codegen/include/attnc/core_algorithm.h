@@ -35,8 +35,8 @@ struct CoreInputs {
   bool amx_tiles = false;
   // Dropout's seed, offset and probability (dropout.h); seed undefined: none.
   DropoutInputs dropout;
-  // K and V as stored, read in place in key order (no cache or a contiguous one, no rotation in
-  // the kernel): what a schedule may prefetch ahead of its reads; undefined otherwise.
+  // K and V as stored, read in key order with nothing between (a contiguous cache, or no cache
+  // and no rope): what a schedule may prefetch ahead of its reads; undefined otherwise (paged).
   Halide::Parameter k_stored, v_stored;
   // in.k rotates inline (rope without a cache, in the pipelines that copy K rows per task): the
   // copies vectorize as vectorize_rotated (rope.h) does with this half block.
