@@ -354,8 +354,9 @@ void schedule_core_rows_cpu(RowsFuncs &f, const CpuTiles &t) {
     // partners lane by lane), then transposed. W1 (B1 H12 S1024 D64), one thread, CPU time, rope
     // / none, medians of 5 interleaved rounds on a loaded machine (load 7-9, rounds spread
     // 0.88-1.43): none 1.158 -> 1.101, causal 1.289 -> 1.220. The rest: the keys' rotation pass
-    // (4% of the samples) and the angle tables' scalar sincosf (2%); rotating the keys inside the
-    // packed copies instead was slower (1.24-1.43), their partners and angles gathered again.
+    // (4% of the samples) and the angle tables' scalar sincosf (2%). Rotating the keys inside the
+    // packed copies was slower then (1.24-1.43: partners and angles gathered lane by lane); with
+    // vectorize_rotated's dense halves it is what the packed pipelines do (pipeline_sequence.cpp).
     if (f.rope_query.defined()) vectorize_rotated(per_tile(f.rope_query), f.d, f.rope_half, t.head_vector);
   }
 
