@@ -171,6 +171,14 @@ void schedule_sweep_cpu(CoreFuncs &f, BlockSweep &w, int stage, const CpuTiles &
   schedule_pv_register_blocks(pv_block, w.block_pv, f.dv, f.group_row, f.pv_group, over_group_block, t);
 }
 
+// A decoded K or V row's loop prefetches the stored row `keys_ahead` keys on (one prefetch per
+// cache line, spread over the decode rather than issued a key group's worth at once).
+void prefetch_rows_ahead(Halide::Func decoded, const Halide::Parameter &stored, int keys_ahead) {
+  if (keys_ahead <= 0 || !stored.defined()) return;
+  const Var row = decoded.args()[2];
+  decoded.prefetch(stored, row, row, keys_ahead, Halide::PrefetchBoundStrategy::NonFaulting);
+}
+
 }  // namespace
 
 void schedule_score_register_blocks(Halide::Func score_block, Halide::Func scores, const Var &row,
@@ -337,23 +345,21 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
       .vectorize(key_inner, std::min(lanes, dots))
       .unroll(group_head)
       .unroll(f.over_lanes.x);
-  // 8- and 16-bit caches: each key group's rows decoded once for all query heads (decoding them
-  // inside each head's dot products did it once per query head: 4x with GQA's groups of 4).
+  // 8- and 16-bit caches: each key group's rows (16-bit ones: the chunk's, split_keys_stage_chunk)
+  // decoded once for all query heads (decoding them inside each head's dot products did it once
+  // per query head: 4x with GQA's groups of 4).
   // Intel Xeon (Sapphire Rapids class), B1 H32 KVH8 D128 Lk8192, one thread, CPU ms a call:
   // fp8_e4m3 18.4 -> 8.0, int8 6.5 -> 6.4, bf16 7.4 -> 7.1 (f32 8.4; no peer's 8-bit cache was
   // timed beside them).
   if (f.keys.defined()) {
     const Var kd = f.keys.args()[0], kj = f.keys.args()[2], kb = f.keys.args()[3];
-    f.keys.compute_at(f.scores, key_outer)
-        .bound_storage(kj, dots)
+    const bool chunk = t.split_keys_stage_chunk;
+    f.keys.compute_at(chunk ? Halide::LoopLevel(f.partial, task) : Halide::LoopLevel(f.scores, key_outer))
+        .bound_storage(kj, chunk ? t.split_keys_chunk : dots)
         .bound_storage(kb, 1)
         .vectorize(kd, t.pv_vector);
+    prefetch_rows_ahead(f.keys, f.key_source, t.split_keys_prefetch);
   }
-  // K and V rows prefetched split_keys_prefetch key groups ahead (one prefetch per cache line).
-  const int ahead = t.split_keys_prefetch;
-  if (ahead > 0 && f.key_source.defined())
-    f.scores.update().prefetch(f.key_source, key_outer, key_outer, ahead,
-                               Halide::PrefetchBoundStrategy::NonFaulting);
   f.dot_lanes.compute_at(f.scores, f.i).vectorize(f.lane);
   f.dot_lanes.update()
       .reorder(f.lane, f.key, f.h, f.over_head_vectors.x)
@@ -397,14 +403,15 @@ void schedule_split_keys_cpu(SplitKeysFuncs &f, const CpuTiles &t) {
       .unroll(group_head);
   if (f.values.defined()) {
     const Var vd = f.values.args()[0], vj = f.values.args()[2], vb = f.values.args()[3];
-    f.values.compute_at(f.chunk_pv, f.over_groups.x)
-        .bound_storage(vj, dots)
+    const bool chunk = t.split_keys_stage_chunk;
+    f.values
+        .compute_at(chunk ? Halide::LoopLevel(f.partial, task)
+                          : Halide::LoopLevel(f.chunk_pv, f.over_groups.x))
+        .bound_storage(vj, chunk ? t.split_keys_chunk : dots)
         .bound_storage(vb, 1)
         .vectorize(vd, t.pv_vector);
+    prefetch_rows_ahead(f.values, f.value_source, t.split_keys_prefetch);
   }
-  if (ahead > 0 && f.value_source.defined())
-    f.chunk_pv.update().prefetch(f.value_source, f.over_groups.x, f.over_groups.x, ahead,
-                                 Halide::PrefetchBoundStrategy::NonFaulting);
   f.group_pv.compute_at(f.chunk_pv, dv_slice)
       .split(f.dv, dv_vec, dv_lane, t.pv_vector)
       .vectorize(dv_lane)

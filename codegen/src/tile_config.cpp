@@ -144,14 +144,16 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
   t.split_keys_heads = !wide ? 1 : group % 4 == 0 ? 4 : group % 2 == 0 ? 2 : 1;
   if (t.split_keys_heads == 4) t.split_keys_dots = 4;
   t.split_keys_max_queries = 8;
-  // 8-bit caches: K and V rows prefetched two key groups ahead of their reads (a group's rows are
-  // a 4 KiB page at KVH8 D128; the hardware's stream prefetchers start over on each page). AMD
-  // EPYC (Zen 5), 2 threads, 3 interleaved rounds of 20 calls (2026-12-06), H32 KVH8 D128 causal
-  // through a contiguous cache, prefetch / none: B1 Lk32768 int8 0.76, fp8 0.85; B8 Lk8192 int8
-  // 0.81, fp8 0.86 (1 group 0.82-0.83, 4 groups 0.80-0.81). bf16 1.03-1.07 and f32 1.10 slower:
-  // they stay without it.
+  // 8-bit caches: each decoded K and V row prefetches the stored row 8 keys on, in the decode's
+  // loop (a key group's rows are a 4 KiB page at KVH8 D128; the hardware's stream prefetchers
+  // start over on each page). AMD EPYC (Zen 5), 2 threads, 3 interleaved rounds of 20 calls
+  // (2026-12-06), H32 KVH8 D128 causal through a contiguous cache, against the earlier prefetch of
+  // a whole key group's rows two groups ahead at the group's start: B1 Lk32768 int8 0.73-0.76,
+  // fp8 0.78-0.79; B8 Lk8192 int8 0.71, fp8 0.77 (4 keys on 0.77, 12 keys 0.75-0.81). That group
+  // prefetch had been 0.76-0.86 of no prefetch. bf16 (1.06-1.21) and f32 (1.25-1.31) lose with
+  // it: they stay without.
   const bool byte_cache = s.kv_dtype == attn::KvDType::int8 || s.kv_dtype == attn::KvDType::fp8_e4m3;
-  t.split_keys_prefetch = byte_cache ? 2 : 0;
+  t.split_keys_prefetch = byte_cache ? 8 : 0;
   // f32 rows copied per key group as the 8- and 16-bit ones are decoded (in address order, for
   // every query head of the group to read) when 4 heads share them: read in place, the 4 heads'
   // dot products walked 4 keys' rows a page apart, and the loads stalled. AMD EPYC (Zen 5), 2
@@ -160,6 +162,17 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
   // per register block: H16 KVH8 1.06, MHA H32 D128 1.20, H12 D64 1.19 (in place they read at
   // 70-94% of the bandwidth already).
   t.split_keys_stage_rows = t.split_keys_heads == 4;
+  // 16-bit rows (and f32 rows copied as above) decoded for the task's whole chunk in one loop
+  // before its q . k, and V's before its P.V, when a chunk's f32 rows fit in 1 MiB: the long
+  // loop streams from memory, where one key group's rows at a time (8 KiB of bf16) came in a
+  // burst of misses between stretches of arithmetic. AMD EPYC (Zen 5), 2 threads, 3-5
+  // interleaved rounds (2026-12-06), H32 KVH8 D128 causal through a contiguous cache, chunk /
+  // per group: bf16 B1 Lk32768 0.74-0.82, B8 Lk8192 0.76, B1 Lk8192 0.87; f32 0.90-0.99; H12 D64
+  // bf16 0.95. Chunks of 64 or 128 keys, or groups of 64 keys, gained less. 8-bit caches keep
+  // their groups: staged per chunk they took 1.01-1.17x the time, per group with the row prefetch
+  // below 0.71-0.76x.
+  const int row_values = std::max(s.head_dim, s.head_dim_v) * (s.kv_heads > 0 ? s.kv_heads : s.heads);
+  t.split_keys_stage_chunk = wide && !byte_cache && int64_t{t.split_keys_chunk} * row_values * 4 <= (1 << 20);
   // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.
   t.proj_rows = 4;
   t.proj_cols = native_lanes * (wide ? 4 : 3);
