@@ -168,11 +168,13 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
   // burst of misses between stretches of arithmetic. AMD EPYC (Zen 5), 2 threads, 3-5
   // interleaved rounds (2026-12-06), H32 KVH8 D128 causal through a contiguous cache, chunk /
   // per group: bf16 B1 Lk32768 0.74-0.82, B8 Lk8192 0.76, B1 Lk8192 0.87; f32 0.90-0.99; H12 D64
-  // bf16 0.95. Chunks of 64 or 128 keys, or groups of 64 keys, gained less. 8-bit caches keep
-  // their groups: staged per chunk they took 1.01-1.17x the time, per group with the row prefetch
-  // below 0.71-0.76x.
+  // bf16 0.95; paged(16) bf16 0.84, but paged(16) f32 1.04 (it stays per group). Chunks of 64
+  // or 128 keys, or groups of 64 keys, gained less. 8-bit caches keep their groups: staged per
+  // chunk they took 1.01-1.17x the time, per group with the row prefetch below 0.71-0.76x.
   const int row_values = std::max(s.head_dim, s.head_dim_v) * (s.kv_heads > 0 ? s.kv_heads : s.heads);
-  t.split_keys_stage_chunk = wide && !byte_cache && int64_t{t.split_keys_chunk} * row_values * 4 <= (1 << 20);
+  const bool copied_paged_rows = s.dtype == attn::DType::f32 && s.kv_cache == attn::KvCache::paged;
+  t.split_keys_stage_chunk =
+      wide && !byte_cache && !copied_paged_rows && int64_t{t.split_keys_chunk} * row_values * 4 <= (1 << 20);
   // Projection accumulators: 4 tokens x 4 vectors = 16 zmm; 4 x 3 = 12 ymm.
   t.proj_rows = 4;
   t.proj_cols = native_lanes * (wide ? 4 : 3);
