@@ -46,6 +46,10 @@ const CoreCase long_cases[] = {
     {"heads=4 kv_heads=2 head_dim=64 mask=causal", 1, 1000, 1000, false},
     {"heads=4 kv_heads=1 head_dim=32 mask=none", 1, 1000, 1000, true},
     {"heads=3 kv_heads=1 head_dim=32 mask=causal", 1, 65, 1000, false},
+    // Decode with 4 query heads a KV head: the split-keys core copies each 256-key chunk's f32 rows
+    // before its q . k (AVX-512), the last chunk partial.
+    {"heads=4 kv_heads=1 head_dim=32 mask=none", 2, 1, 1000, true},
+    {"heads=4 kv_heads=1 head_dim=32 mask=none", 1, 8, 777, false},
     {"heads=2 head_dim=32 mask=window(16,0)", 2, 1000, 1000, false},
     {"heads=2 head_dim=32 mask=window(16,0)", 1, 64, 1000, true},
     {"heads=4 kv_heads=2 head_dim=32 mask=window(4,4)|causal", 1, 1000, 1000, false},

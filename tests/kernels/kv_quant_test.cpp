@@ -340,8 +340,9 @@ struct Shape {
   std::vector<int32_t> cached;
 };
 // Decode (Sq 1: the split-keys core) and chunked prefill, odd lengths, an empty cache, ragged
-// batches, several pages.
-const Shape shapes[] = {{1, 1, {0}}, {3, 1, {7, 0, 13}}, {2, 5, {9, 3}}, {1, 1, {70}}, {2, 3, {11, 17}}};
+// batches, several pages; decode over two 256-key chunks, the second partial.
+const Shape shapes[] = {{1, 1, {0}},  {3, 1, {7, 0, 13}}, {2, 5, {9, 3}},
+                        {1, 1, {70}}, {2, 3, {11, 17}},   {2, 1, {300, 41}}};
 
 TEST_CASE("quantized caches against the fp64 reference on the stored cache, codes against a quantizer") {
   for (const char *text : kv_quant_specs) {
