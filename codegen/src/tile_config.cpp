@@ -140,7 +140,8 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
   // threads, 3 interleaved rounds of 30 calls (2026-12-06, quiet): f32 3.09 -> 2.73 ms, bf16
   // 3.22 -> 2.72, int8 2.76 -> 2.42 (8 keys x 4 heads spilled; 16 lanes needed a transpose per
   // 4 keys that cost more than it saved). AVX2 (16 registers) and NEON keep one head.
-  const int group = s.kv_heads > 0 ? s.heads / s.kv_heads : 1;
+  const int kv_heads = s.kv_heads > 0 ? s.kv_heads : s.heads;
+  const int group = s.heads / kv_heads;
   t.split_keys_heads = !wide ? 1 : group % 4 == 0 ? 4 : group % 2 == 0 ? 2 : 1;
   if (t.split_keys_heads == 4) t.split_keys_dots = 4;
   t.split_keys_max_queries = 8;
@@ -170,8 +171,8 @@ CpuTiles cpu_tiles_blocks(const attn::Spec &s, VectorUnit unit) {
   // per group: bf16 B1 Lk32768 0.74-0.82, B8 Lk8192 0.76, B1 Lk8192 0.87; f32 0.90-0.99; H12 D64
   // bf16 0.95; paged(16) bf16 0.84, but paged(16) f32 1.04 (it stays per group). Chunks of 64
   // or 128 keys, or groups of 64 keys, gained less. 8-bit caches keep their groups: staged per
-  // chunk they took 1.01-1.17x the time, per group with the row prefetch below 0.71-0.76x.
-  const int row_values = std::max(s.head_dim, s.head_dim_v) * (s.kv_heads > 0 ? s.kv_heads : s.heads);
+  // chunk they took 1.01-1.17x the time, per group with the row prefetch above 0.71-0.76x.
+  const int row_values = std::max(s.head_dim, s.head_dim_v) * kv_heads;
   const bool copied_paged_rows = s.dtype == attn::DType::f32 && s.kv_cache == attn::KvCache::paged;
   t.split_keys_stage_chunk =
       wide && !byte_cache && !copied_paged_rows && int64_t{t.split_keys_chunk} * row_values * 4 <= (1 << 20);

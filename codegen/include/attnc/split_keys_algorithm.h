@@ -23,9 +23,9 @@ struct SplitKeysFuncs {
   Halide::RDom over_groups;        // key groups of a chunk, trimmed like over_chunk
   Halide::Func query;              // query(d, i, h, b): q * scale
   // A cache stored in 8 or 16 bits (kv_dtype int8 / fp8_e4m3, dtype bf16 / f16): its K and V rows
-  // decoded to f32 once per KV head and key group, for every query head of the group to read
-  // (keys(d, g, j, b), values(dv, g, j, b)); for f32 storage copied so only with stage_rows, else
-  // undefined (the heads read the rows in place).
+  // decoded to f32 once per KV head and key group (or chunk: CpuTiles::split_keys_stage_chunk), for
+  // every query head of the group to read (keys(d, g, j, b), values(dv, g, j, b)); for f32 storage
+  // copied so only with stage_rows, else undefined (the heads read the rows in place).
   Halide::Func keys, values;
   Halide::Parameter key_source, value_source;  // CoreInputs::k_stored, v_stored: prefetched
   Halide::Func dot_lanes;                      // dot_lanes(lane, key, c, i, h, b): q . k, per lane

@@ -41,7 +41,7 @@ struct CpuTiles {
   int split_keys_pv_vectors;   // split-keys core: head_dim_v vectors of the P.V register block
   int split_keys_max_queries;  // the split-keys core runs when Sq is at most this
   int split_keys_prefetch = 0;         // split-keys core: keys ahead whose K and V rows are prefetched
-  bool split_keys_stage_rows = false;  // split-keys core: f32 K and V rows copied per key group too
+  bool split_keys_stage_rows = false;  // split-keys core: f32 K and V rows copied like 16-bit ones
   bool split_keys_stage_chunk = false;  // split-keys core: a task's decoded or copied rows staged at once
   int proj_rows;                // rows (tokens) of a projection register block
   int proj_cols;                // output features of a projection register block (a multiple of lanes)
